@@ -1,0 +1,62 @@
+# course_add_chapter(NUMBER <NN> SLUG <slug> [SMOKE_ARGS <args...>] [PREVIOUS <NN_slug>])
+#
+# Adds one chapter in one call:
+#   chNN_<slug>             the chapter's main.cu built with the student's chapters/NN_<slug>/kernels.cuh
+#   chNN_<slug>_solution    the same main.cu built with solutions/NN_<slug>/kernels.cuh
+#   tests/gpu/chNN.cu       built against each edition (test_chNN, test_chNN_solution)
+#   CTest runs of both executables at a small size (SMOKE_ARGS).
+# Labels: solution tests "gpu;solutions", the student's "gpu;chNN". The student's tests are
+# opt-in: they report SKIPPED unless COURSE_CHECK names the chapter (COURSE_CHECK=chNN or all).
+set(COURSE_DEFAULT_SMOKE_ARGS -m 67 -n 45 -k 33 --height 37 --width 29 --mask 5x3
+    --taps 7 --warmup 1 --reps 2)
+
+function(course_add_chapter)
+  cmake_parse_arguments(CH "" "NUMBER;SLUG" "SMOKE_ARGS" ${ARGN})
+  if(NOT CH_SMOKE_ARGS)
+    set(CH_SMOKE_ARGS ${COURSE_DEFAULT_SMOKE_ARGS})
+  endif()
+  set(dir "${CH_NUMBER}_${CH_SLUG}")
+  set(label "ch${CH_NUMBER}")
+  foreach(edition student solution)
+    if(edition STREQUAL "solution")
+      set(target "${label}_${CH_SLUG}_solution")
+      set(kernels_dir "solutions/${dir}")
+      set(test_target "test_${label}_solution")
+      set(labels gpu solutions)
+    else()
+      set(target "${label}_${CH_SLUG}")
+      set(kernels_dir "chapters/${dir}")
+      set(test_target "test_${label}")
+      set(labels gpu ${label})
+    endif()
+
+    add_executable(${target} ${PROJECT_SOURCE_DIR}/chapters/${dir}/main.cu)
+    course_use_kernels(${target} ${kernels_dir} ${edition})
+
+    # The executable itself, at a small size: it exits non-zero on FAIL.
+    add_test(NAME ${target}.run
+      COMMAND ${CMAKE_COMMAND} -DEXECUTABLE=$<TARGET_FILE:${target}> -DCHAPTER=${label}
+              -DEDITION=${edition} "-DARGS=${CH_SMOKE_ARGS}"
+              -P ${PROJECT_SOURCE_DIR}/cmake/RunChapterExecutable.cmake)
+    set_tests_properties(${target}.run PROPERTIES LABELS "${labels}"
+      SKIP_REGULAR_EXPRESSION "SKIPPED:")
+
+    if(COURSE_BUILD_TESTS AND EXISTS ${PROJECT_SOURCE_DIR}/tests/gpu/${label}.cu)
+      add_executable(${test_target} ${PROJECT_SOURCE_DIR}/tests/gpu/${label}.cu)
+      course_use_kernels(${test_target} ${kernels_dir} ${edition})
+      target_link_libraries(${test_target} PRIVATE course_test_support course_catch2_main)
+      target_compile_definitions(${test_target} PRIVATE COURSE_CHAPTER_LABEL="${label}")
+      course_add_catch_tests(${test_target} LABELS ${labels})
+    endif()
+  endforeach()
+endfunction()
+
+# course_use_kernels(<target> <kernels-dir> <student|solution>)
+# Points <target>'s `#include <kernels.cuh>` at <kernels-dir> and tells the code which edition it is.
+function(course_use_kernels target kernels_dir edition)
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/${kernels_dir})
+  target_compile_definitions(${target} PRIVATE
+    COURSE_KERNELS_FILE="${kernels_dir}/kernels.cuh"
+    $<$<STREQUAL:${edition},solution>:COURSE_SOLUTION_EDITION>)
+  target_link_libraries(${target} PRIVATE course_common course_warnings)
+endfunction()

@@ -1,0 +1,75 @@
+/// @file cli.hpp
+/// @brief The command line shared by every executable, validated before any GPU work.
+#pragma once
+
+#include "course/launch.cuh"
+#include "course/problems.hpp"
+#include "course/random.hpp"
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace course {
+
+/// Exit statuses of every executable (documented in the README).
+enum ExitStatus : int {
+  kExitPass = 0,         ///< every check passed (or checks were off and everything ran)
+  kExitCheckFailed = 1,  ///< a result did not match the reference
+  kExitUsage = 2,        ///< bad command line; nothing was run
+  kExitNoDevice = 3,     ///< no CUDA device is visible
+  kExitError = 4,        ///< a CUDA error, a request the device cannot meet, or a refused size
+};
+
+/// The largest mask side any chapter accepts for conv2d.
+constexpr int kMaxMaskSide = 63;
+
+/// What a chapter's executable offers beyond the common flags.
+struct ChapterFlags {
+  std::vector<int> tiles;    ///< tile widths offered by `--tile`; empty: no `--tile`
+  std::vector<int> blocks;   ///< block widths offered by `--block`; empty: no `--block`
+  bool mapping = false;      ///< whether `--mapping coalesced|transposed` is offered
+  bool signal_demo = false;  ///< whether `--signal-csv FILE` is offered
+  /// Square mask sides offered for conv2d; empty: any odd side up to kMaxMaskSide.
+  std::vector<int> mask_sides;
+  int max_taps = 0;  ///< largest conv1d mask length; 0: no limit
+};
+
+/// Parsed command line. Defaults are the benchmark sizes of the course.
+struct Options {
+  std::vector<Problem> problems;      ///< problems to run; empty means all the chapter offers
+  int m = 4096;                       ///< rows of A and C
+  int n = 4096;                       ///< columns of B and C
+  int k = 4096;                       ///< columns of A, rows of B
+  int height = 8192;                  ///< conv2d image rows
+  int width = 8192;                   ///< conv2d image columns
+  int mask_rows = 13;                 ///< conv2d mask rows (odd)
+  int mask_cols = 13;                 ///< conv2d mask columns (odd)
+  int signal_length = 1 << 24;        ///< conv1d signal samples (set by -n as well)
+  int taps = 127;                     ///< conv1d mask length
+  LaunchOptions launch;               ///< tile, block, mapping
+  int warmup = 2;                     ///< untimed runs before timing
+  int reps = 10;                      ///< timed runs
+  std::uint64_t seed = kDefaultSeed;  ///< seed of the random inputs
+  bool check = true;                  ///< compare with the CPU reference
+  bool csv = false;                   ///< print CSV lines instead of the human report
+  bool help = false;                  ///< print usage and exit
+  std::string signal_csv;             ///< conv1d demo: write the signal and its filtered copy
+};
+
+/// A command-line error: the message names the flag and the offending value.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Parses @p argc / @p argv against the common flags and @p flags. Throws UsageError on any bad
+/// value (negative, zero, non-numeric, overflowing, empty, an even mask, a tile that is not
+/// offered, an unknown flag).
+Options parse_options(int argc, const char* const* argv, const ChapterFlags& flags);
+
+/// The usage text for @p program with the flags this chapter offers.
+std::string usage(const std::string& program, const ChapterFlags& flags);
+
+}  // namespace course

@@ -1,0 +1,101 @@
+/// @file driver.hpp
+/// @brief The shared driver: every chapter's main() describes its chapter and calls run_chapter().
+///
+/// For each problem the driver draws seeded random inputs, refuses sizes the device cannot hold,
+/// poisons the output, runs the kernel once with synchronous launch checks, times warm-up plus
+/// repeated runs with CUDA events, optionally times the previous chapter's solution on the same
+/// inputs, checks the output against the CPU reference, and reports.
+#pragma once
+
+#include "course/cli.hpp"
+#include "course/device_buffer.hpp"
+#include "course/device_info.hpp"
+#include "course/exercise.hpp"
+#include "course/problems.hpp"
+#include "course/report.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace course {
+
+/// What a chapter's executable knows about its chapter.
+struct Chapter {
+  int number = 0;                   ///< chapter number, 1 to 4
+  std::string title;                ///< e.g. "global memory"
+  bool solution = false;            ///< built from solutions/ (true) or chapters/ (false)
+  std::string kernels_file;         ///< kernels.cuh it was built from, for hints
+  ProblemSet problems;              ///< this chapter's launchers
+  ChapterFlags flags;               ///< flags beyond the common ones
+  std::vector<Exercise> exercises;  ///< the chapter's exercises, for hints after a FAIL
+  ProblemSet previous;              ///< previous chapter's solution launchers (may be empty)
+};
+
+/// A Chapter with the edition and kernels file that the build defined for this executable
+/// (COURSE_SOLUTION_EDITION, COURSE_KERNELS_FILE); defined inline so the caller's macros apply.
+inline Chapter make_chapter(int number, const char* title) {
+  Chapter chapter;
+  chapter.number = number;
+  chapter.title = title;
+#ifdef COURSE_SOLUTION_EDITION
+  chapter.solution = true;
+#endif
+#ifdef COURSE_KERNELS_FILE
+  chapter.kernels_file = COURSE_KERNELS_FILE;
+#endif
+  return chapter;
+}
+
+/// One problem at one size: the seeded inputs on the host and the device, and an output buffer.
+class ProblemInstance {
+ public:
+  /// Draws the inputs of @p problem at the sizes in @p options (seeded by options.seed) and
+  /// uploads them. Throws course::CudaError, before allocating, if they would not fit.
+  ProblemInstance(Problem problem, const Options& options);
+
+  /// Runs @p set's launcher for this problem once on @p stream, writing output().
+  void launch(const ProblemSet& set, const LaunchOptions& launch_options,
+              cudaStream_t stream) const;
+  /// Compares @p output with the CPU reference.
+  CheckResult check(const std::vector<float>& output) const;
+
+  /// The problem.
+  Problem problem() const { return problem_; }
+  /// Sizes as reported, e.g. "m=4096 n=4096 k=4096".
+  std::string sizes() const;
+  /// Fills the rate fields of @p result for this problem's sizes.
+  void fill_rate(RunResult& result, const DeviceInfo& device) const;
+  /// Columns of the output (for (row, column) in messages).
+  std::size_t output_columns() const;
+  /// The output buffer on the device.
+  DeviceBuffer<float>& output() const { return output_; }
+  /// The first input (A, the image or the signal) on the host.
+  const std::vector<float>& host_first() const { return host_first_; }
+  /// The second input (B or the mask) on the host.
+  const std::vector<float>& host_second() const { return host_second_; }
+
+ private:
+  Problem problem_;
+  Options options_;
+  std::vector<float> host_first_;
+  std::vector<float> host_second_;
+  DeviceBuffer<float> first_;
+  DeviceBuffer<float> second_;
+  mutable DeviceBuffer<float> output_;
+};
+
+/// Runs, times and (when options.check) checks @p set on @p instance, and the previous chapter's
+/// @p previous set too when it offers the problem.
+RunResult measure(const ProblemInstance& instance, const ProblemSet& set, const Options& options,
+                  const DeviceInfo& device, cudaStream_t stream,
+                  const ProblemSet* previous = nullptr);
+
+/// The launch options a report shows for @p problem in @p chapter, e.g. "tile=32".
+std::string describe_variant(Problem problem, const Options& options, const ChapterFlags& flags);
+
+/// The whole executable: parses the command line, runs every requested problem, reports, and
+/// returns the exit status (course::ExitStatus).
+int run_chapter(const Chapter& chapter, int argc, char** argv);
+
+}  // namespace course

@@ -1,0 +1,91 @@
+/// @file launch.cuh
+/// @brief What every launcher needs: ceiling division, grid limits, argument checks, and a launch
+/// check that records which kernel ran with which geometry.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace course {
+
+/// Ceiling division for non-negative sizes: the number of blocks of @p block that cover @p count.
+/// Truncating division would leave the last partial tile unprocessed.
+constexpr long long ceil_div(long long count, long long block) {
+  return (count + block - 1) / block;
+}
+
+/// Throws std::invalid_argument with @p message when @p condition is false. Unlike `assert`, this
+/// check stays in Release builds.
+void require(bool condition, const std::string& message);
+
+/// Checks that a size passed to a launcher is at least 1; @p name is used in the message.
+void require_positive(long long value, const char* name);
+
+/// The grid that covers a @p width x @p height index space with blocks of @p block threads, by
+/// ceiling division. Throws std::invalid_argument if the grid exceeds the device's grid limits
+/// (65535 blocks in y and z).
+dim3 grid_2d(long long width, long long height, dim3 block);
+
+/// The 1D grid that covers @p count items with @p per_block items per block.
+dim3 grid_1d(long long count, long long per_block);
+
+/// How consecutive threads of a warp map onto the output of a matrix product (chapter 1's
+/// coalescing experiment).
+enum class ThreadMapping {
+  coalesced,   ///< consecutive threads compute consecutive columns: loads of B and stores coalesce
+  transposed,  ///< consecutive threads compute consecutive rows: every access is strided
+};
+
+/// Choices a launcher may offer beyond the problem's sizes. Every launcher takes one (defaulted),
+/// so all chapters share one signature per problem; a launcher rejects a choice it does not offer.
+struct LaunchOptions {
+  int tile = 0;   ///< tile width of the matrix product; 0 = the chapter's default
+  int block = 0;  ///< block width of the convolutions; 0 = the chapter's default
+  ThreadMapping mapping = ThreadMapping::coalesced;  ///< thread-to-output mapping (chapter 1)
+};
+
+/// One kernel launch as seen by the launch check: the kernel and its geometry. The drivers use it
+/// to report registers, shared memory and occupancy of what actually ran.
+struct LaunchRecord {
+  const void* kernel = nullptr;          ///< host-side handle of the `__global__` function
+  dim3 grid;                             ///< grid dimensions of the launch
+  dim3 block;                            ///< block dimensions of the launch
+  std::size_t dynamic_shared_bytes = 0;  ///< the third launch parameter
+};
+
+/// The launches checked since the log was last cleared, oldest first.
+const std::vector<LaunchRecord>& launch_log();
+
+/// Empties the launch log.
+void clear_launch_log();
+
+/// When on, every launch check also waits for the kernel to finish, so errors that happen while it
+/// runs (an illegal address, say) are reported at the launch that caused them. The drivers turn it
+/// on for the checked run and off for timed runs, which it would slow down.
+void set_synchronous_launch_checks(bool on);
+
+/// Whether launch checks currently wait for the kernel (see set_synchronous_launch_checks()).
+bool synchronous_launch_checks();
+
+/// Implementation of COURSE_CHECK_LAUNCH: checks for a launch error (and, when synchronous checks
+/// are on, for an error while running), then records the launch.
+void check_launch(const void* kernel, dim3 grid, dim3 block, std::size_t dynamic_shared_bytes,
+                  cudaStream_t stream, const char* kernel_expression, const char* file, int line);
+
+/// A grow-only device buffer of at least @p bytes, kept between calls and identified by @p slot,
+/// for launchers that need scratch space (a padded copy of an operand, say) without paying for an
+/// allocation on every call. The memory belongs to the course library; do not free it.
+void* device_workspace(int slot, std::size_t bytes);
+
+}  // namespace course
+
+/// Place right after `kernel<<<grid, block, shared_bytes, stream>>>(...)`. Throws
+/// course::CudaError naming the kernel, the geometry and the source line if the launch failed,
+/// and records the launch for the resource report.
+#define COURSE_CHECK_LAUNCH(kernel, grid, block, shared_bytes, stream)                           \
+  ::course::check_launch(reinterpret_cast<const void*>(kernel), (grid), (block), (shared_bytes), \
+                         (stream), #kernel, __FILE__, __LINE__)

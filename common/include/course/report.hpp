@@ -1,0 +1,59 @@
+/// @file report.hpp
+/// @brief One result format for every executable: a human-readable block, or one CSV line.
+#pragma once
+
+#include "course/check.hpp"
+#include "course/device_info.hpp"
+#include "course/problems.hpp"
+#include "course/timing.hpp"
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace course {
+
+/// Everything known about one timed and checked run of one problem.
+struct RunResult {
+  std::string device;                 ///< device name
+  int chapter = 0;                    ///< chapter number
+  bool solution = false;              ///< solution edition (false: the student's kernels)
+  Problem problem = Problem::matmul;  ///< which problem
+  std::string variant;                ///< launch options that matter, e.g. "tile=32"
+  std::string sizes;                  ///< e.g. "4096x4096x4096" or "8192x8192 mask 13x13"
+  TimingStats timing;                 ///< the kernel's times
+  double rate = 0;                    ///< work per second in rate_unit
+  std::string rate_unit;              ///< "TFLOP/s", "Tstep/s", "Gpixel/s" or "Gsample/s"
+  double flops = 0;         ///< arithmetic of one run (FP32 operations; min-plus steps count 2)
+  double peak_percent = 0;  ///< share of the device's relevant peak; 0 if unknown
+  std::string peak_name;    ///< which peak: "FP32 peak" or "min-plus peak"
+  double previous_ms = 0;   ///< previous chapter's median on the same inputs; 0 if not run
+  std::vector<KernelResources>
+      kernels;                     ///< what was launched, in order; the last is the main kernel
+  bool checked = false;            ///< whether the output was compared with the reference
+  CheckResult check;               ///< the comparison, when checked
+  std::size_t output_columns = 0;  ///< columns of the output, for (row, column) in messages
+
+  /// Speedup over the previous chapter (previous_ms / median); 0 if unknown.
+  double speedup() const;
+  /// True when the result may be presented: checked and passed, or not checked on request.
+  bool ok() const { return !checked || check.passed; }
+};
+
+/// Rate, peak share and unit for @p problem: fills rate, rate_unit, flops, peak_percent and
+/// peak_name of @p result from its sizes (given here) and timing.
+void fill_rate(RunResult& result, const DeviceInfo& device, double m, double n, double k);
+
+/// Writes the human-readable block for @p result.
+void print_report(std::ostream& out, const RunResult& result);
+
+/// The CSV header matching csv_line().
+std::string csv_header();
+
+/// One CSV line (no newline) for @p result.
+std::string csv_line(const RunResult& result);
+
+/// Quotes @p field for CSV when it holds a comma, a quote or a newline.
+std::string csv_field(const std::string& field);
+
+}  // namespace course

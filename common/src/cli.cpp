@@ -1,0 +1,252 @@
+#include "course/cli.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <climits>
+#include <sstream>
+
+namespace course {
+namespace {
+
+std::string quoted(const std::string& value) {
+  return "\"" + value + "\"";
+}
+
+std::string join(const std::vector<int>& values, const char* separator) {
+  std::ostringstream out;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    out << (i ? separator : "") << values[i];
+  return out.str();
+}
+
+[[noreturn]] void fail(const std::string& flag, const std::string& value, const std::string& why) {
+  throw UsageError(flag + ": " + why + ", got " + quoted(value));
+}
+
+// Parses the whole of `text` as a base-10 integer in [low, high].
+long long parse_integer(const std::string& flag, const std::string& text, long long low,
+                        long long high) {
+  long long value = 0;
+  const char* first = text.data();
+  const char* last = first + text.size();
+  const auto [end, error] = std::from_chars(first, last, value);
+  std::ostringstream expected;
+  expected << "expected a whole number from " << low << " to " << high;
+  if (text.empty() || error == std::errc::invalid_argument || end != last) {
+    fail(flag, text, expected.str());
+  }
+  if (error == std::errc::result_out_of_range || value < low || value > high) {
+    fail(flag, text, expected.str());
+  }
+  return value;
+}
+
+int parse_size(const std::string& flag, const std::string& text) {
+  return static_cast<int>(parse_integer(flag, text, 1, INT_MAX));
+}
+
+void require_offered(const std::string& flag, const std::string& text, int value,
+                     const std::vector<int>& offered) {
+  if (std::find(offered.begin(), offered.end(), value) == offered.end()) {
+    fail(flag, text, "this chapter offers " + join(offered, ", "));
+  }
+}
+
+void parse_mask(const std::string& flag, const std::string& text, const ChapterFlags& flags,
+                Options& options) {
+  const std::size_t cross = text.find('x');
+  const std::string rows_text = text.substr(0, cross);
+  const std::string cols_text = cross == std::string::npos ? rows_text : text.substr(cross + 1);
+  const std::string expected =
+      "expected an odd size K or KxL with sides from 1 to " + std::to_string(kMaxMaskSide);
+  int sides[2] = {0, 0};
+  const std::string* texts[2] = {&rows_text, &cols_text};
+  for (int i = 0; i < 2; ++i) {
+    long long value = 0;
+    const char* first = texts[i]->data();
+    const char* last = first + texts[i]->size();
+    const auto [end, error] = std::from_chars(first, last, value);
+    if (texts[i]->empty() || error != std::errc() || end != last || value < 1 ||
+        value > kMaxMaskSide || value % 2 == 0) {
+      fail(flag, text, expected);
+    }
+    sides[i] = static_cast<int>(value);
+  }
+  if (!flags.mask_sides.empty()) {
+    const bool offered = sides[0] == sides[1] &&
+                         std::find(flags.mask_sides.begin(), flags.mask_sides.end(), sides[0]) !=
+                             flags.mask_sides.end();
+    if (!offered) {
+      fail(flag, text,
+           "this chapter has compiled masks " + join(flags.mask_sides, "x.., ") +
+               "x.. (square) only; chapter 3 takes any odd size at run time");
+    }
+  }
+  options.mask_rows = sides[0];
+  options.mask_cols = sides[1];
+}
+
+}  // namespace
+
+Options parse_options(int argc, const char* const* argv, const ChapterFlags& flags) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    std::string value;
+    bool has_inline_value = false;
+    if (flag.rfind("--", 0) == 0) {
+      const std::size_t equals = flag.find('=');
+      if (equals != std::string::npos) {
+        value = flag.substr(equals + 1);
+        flag = flag.substr(0, equals);
+        has_inline_value = true;
+      }
+    }
+    auto take_value = [&]() -> std::string {
+      if (has_inline_value)
+        return value;
+      if (i + 1 >= argc)
+        throw UsageError(flag + ": a value is required");
+      return argv[++i];
+    };
+    auto no_value = [&]() {
+      if (has_inline_value)
+        fail(flag, value, "takes no value");
+    };
+
+    if (flag == "-h" || flag == "--help") {
+      no_value();
+      options.help = true;
+    } else if (flag == "--problem") {
+      const std::string text = take_value();
+      options.problems.clear();
+      if (text == "all")
+        continue;
+      std::istringstream names(text);
+      std::string name;
+      while (std::getline(names, name, ',')) {
+        Problem problem;
+        if (!parse_problem(name, problem)) {
+          fail(flag, text,
+               "expected all or a comma-separated list of matmul, minplus, conv2d, conv1d");
+        }
+        options.problems.push_back(problem);
+      }
+      if (options.problems.empty())
+        fail(flag, text, "expected a problem name");
+    } else if (flag == "-m") {
+      options.m = parse_size(flag, take_value());
+    } else if (flag == "-n") {
+      options.n = parse_size(flag, take_value());
+      options.signal_length = options.n;
+    } else if (flag == "-k") {
+      options.k = parse_size(flag, take_value());
+    } else if (flag == "--height") {
+      options.height = parse_size(flag, take_value());
+    } else if (flag == "--width") {
+      options.width = parse_size(flag, take_value());
+    } else if (flag == "--mask") {
+      parse_mask(flag, take_value(), flags, options);
+    } else if (flag == "--taps") {
+      const std::string text = take_value();
+      options.taps = parse_size(flag, text);
+      if (flags.max_taps > 0 && options.taps > flags.max_taps) {
+        fail(flag, text, "this chapter takes at most " + std::to_string(flags.max_taps) + " taps");
+      }
+    } else if (flag == "--tile" && !flags.tiles.empty()) {
+      const std::string text = take_value();
+      options.launch.tile = parse_size(flag, text);
+      require_offered(flag, text, options.launch.tile, flags.tiles);
+    } else if (flag == "--block" && !flags.blocks.empty()) {
+      const std::string text = take_value();
+      options.launch.block = parse_size(flag, text);
+      require_offered(flag, text, options.launch.block, flags.blocks);
+    } else if (flag == "--mapping" && flags.mapping) {
+      const std::string text = take_value();
+      if (text == "coalesced") {
+        options.launch.mapping = ThreadMapping::coalesced;
+      } else if (text == "transposed") {
+        options.launch.mapping = ThreadMapping::transposed;
+      } else {
+        fail(flag, text, "expected coalesced or transposed");
+      }
+    } else if (flag == "--signal-csv" && flags.signal_demo) {
+      options.signal_csv = take_value();
+      if (options.signal_csv.empty())
+        fail(flag, options.signal_csv, "expected a file name");
+    } else if (flag == "--warmup") {
+      options.warmup = static_cast<int>(parse_integer(flag, take_value(), 0, 1000000));
+    } else if (flag == "--reps") {
+      options.reps = static_cast<int>(parse_integer(flag, take_value(), 1, 1000000));
+    } else if (flag == "--seed") {
+      const std::string text = take_value();
+      std::uint64_t seed = 0;
+      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seed);
+      if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
+        fail(flag, text, "expected a whole number from 0 to 18446744073709551615");
+      }
+      options.seed = seed;
+    } else if (flag == "--no-check") {
+      no_value();
+      options.check = false;
+    } else if (flag == "--csv") {
+      no_value();
+      options.csv = true;
+    } else {
+      throw UsageError("unknown flag " + quoted(argv[i]) + " for this chapter");
+    }
+  }
+  const long long conv1d_outputs = static_cast<long long>(options.signal_length) + options.taps - 1;
+  if (conv1d_outputs > INT_MAX) {
+    throw UsageError("-n / --taps: the conv1d output length n + m - 1 = " +
+                     std::to_string(conv1d_outputs) + " exceeds " + std::to_string(INT_MAX));
+  }
+  return options;
+}
+
+std::string usage(const std::string& program, const ChapterFlags& flags) {
+  std::ostringstream out;
+  out << "usage: " << program << " [flags]\n\n"
+      << "Runs this chapter's kernels on random inputs, checks them against the CPU reference\n"
+      << "and reports their time. Exit status: 0 PASS, 1 FAIL, 2 bad command line, 3 no CUDA\n"
+      << "device, 4 CUDA error or refused size.\n\n"
+      << "  --problem P       all (default) or a comma-separated list of matmul, minplus, conv2d,\n"
+      << "                    conv1d (those this chapter offers)\n"
+      << "  -m M -n N -k K    product sizes: A is M x K, B is K x N (default 4096 each);\n"
+      << "                    -n also sets the conv1d signal length (default 16777216)\n"
+      << "  --height H --width W   conv2d image size (default 8192 x 8192)\n"
+      << "  --mask K[xL]      conv2d mask, odd sides";
+  if (flags.mask_sides.empty()) {
+    out << " up to " << kMaxMaskSide;
+  } else {
+    out << ", square: " << join(flags.mask_sides, ", ");
+  }
+  out << " (default 13x13)\n"
+      << "  --taps M          conv1d mask length (default 127";
+  if (flags.max_taps > 0)
+    out << ", at most " << flags.max_taps;
+  out << ")\n";
+  if (!flags.tiles.empty()) {
+    out << "  --tile T          product tile width: " << join(flags.tiles, ", ") << "\n";
+  }
+  if (!flags.blocks.empty()) {
+    out << "  --block B         convolution block width: " << join(flags.blocks, ", ") << "\n";
+  }
+  if (flags.mapping) {
+    out << "  --mapping M       coalesced (default: consecutive threads, consecutive columns)\n"
+        << "                    or transposed (consecutive threads, consecutive rows)\n";
+  }
+  if (flags.signal_demo) {
+    out << "  --signal-csv FILE conv1d demo: filter two tones (50 Hz + 7 kHz at 16 kHz) with a\n"
+        << "                    10-tap moving average and write time, input, output as CSV\n";
+  }
+  out << "  --warmup W        untimed runs first (default 2)\n"
+      << "  --reps R          timed runs, median reported (default 10)\n"
+      << "  --seed S          seed of the random inputs (default 20261121)\n"
+      << "  --no-check        skip the comparison with the CPU reference\n"
+      << "  --csv             one CSV line per run instead of the report\n"
+      << "  -h, --help        this text\n";
+  return out.str();
+}
+
+}  // namespace course

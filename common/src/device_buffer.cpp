@@ -1,0 +1,58 @@
+#include "course/device_buffer.hpp"
+
+#include "course/cuda_check.hpp"
+
+#include <sstream>
+
+namespace course {
+namespace {
+
+std::string mebibytes(std::size_t bytes) {
+  std::ostringstream out;
+  out.precision(1);
+  out << std::fixed << static_cast<double>(bytes) / (1024.0 * 1024.0) << " MiB";
+  return out.str();
+}
+
+}  // namespace
+
+void require_device_memory(std::size_t bytes, const char* what) {
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  COURSE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (bytes > free_bytes) {
+    std::ostringstream message;
+    message << what << " needs " << mebibytes(bytes) << " (" << bytes
+            << " bytes) of device memory, but the device has only " << mebibytes(free_bytes)
+            << " free of " << mebibytes(total_bytes);
+    throw CudaError(message.str(), cudaErrorMemoryAllocation);
+  }
+}
+
+void* device_allocate(std::size_t bytes, const char* what) {
+  void* pointer = nullptr;
+  if (bytes == 0)
+    return nullptr;
+  const cudaError_t code = cudaMalloc(&pointer, bytes);
+  if (code != cudaSuccess) {
+    (void)cudaGetLastError();  // clear the sticky-free allocation error before asking for info
+    std::size_t free_bytes = 0;
+    std::size_t total_bytes = 0;
+    std::ostringstream message;
+    message << "allocating " << mebibytes(bytes) << " (" << bytes << " bytes) for " << what
+            << " failed: " << cudaGetErrorString(code);
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) {
+      message << "; the device has " << mebibytes(free_bytes) << " free of "
+              << mebibytes(total_bytes);
+    }
+    throw CudaError(message.str(), code);
+  }
+  return pointer;
+}
+
+void device_free(void* pointer) noexcept {
+  if (pointer != nullptr)
+    (void)cudaFree(pointer);
+}
+
+}  // namespace course

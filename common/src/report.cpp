@@ -1,0 +1,113 @@
+#include "course/report.hpp"
+
+#include <ostream>
+#include <sstream>
+
+namespace course {
+
+double RunResult::speedup() const {
+  return previous_ms > 0 && timing.median_ms > 0 ? previous_ms / timing.median_ms : 0;
+}
+
+void fill_rate(RunResult& result, const DeviceInfo& device, double m, double n, double k) {
+  // m, n, k mean: products (m, n, k); conv2d (h, w, mask area); conv1d (n, taps, unused).
+  const double seconds = result.timing.median_ms * 1e-3;
+  double peak = device.fp32_peak_flops();
+  result.peak_name = "FP32 peak";
+  switch (result.problem) {
+    case Problem::matmul:
+      result.flops = 2.0 * m * n * k;
+      result.rate = result.flops / seconds / 1e12;
+      result.rate_unit = "TFLOP/s";
+      break;
+    case Problem::minplus:
+      result.flops = 2.0 * m * n * k;  // one add and one min per step
+      result.rate = m * n * k / seconds / 1e12;
+      result.rate_unit = "Tstep/s";
+      result.peak_name = "min-plus peak";
+      peak = device.minplus_peak_steps() * 2.0;  // in operations, to compare with flops
+      break;
+    case Problem::conv2d:
+      result.flops = 2.0 * m * n * k;
+      result.rate = m * n / seconds / 1e9;
+      result.rate_unit = "Gpixel/s";
+      break;
+    case Problem::conv1d:
+      result.flops = 2.0 * m * n;
+      result.rate = (m + n - 1) / seconds / 1e9;
+      result.rate_unit = "Gsample/s";
+      break;
+  }
+  result.peak_percent = peak > 0 ? 100.0 * result.flops / seconds / peak : 0;
+}
+
+void print_report(std::ostream& out, const RunResult& result) {
+  std::ostringstream text;
+  text.setf(std::ios::fixed);
+  text << problem_name(result.problem) << "  " << result.sizes;
+  if (!result.variant.empty())
+    text << "  [" << result.variant << "]";
+  text << "\n";
+  for (const KernelResources& kernel : result.kernels)
+    text << "  kernel   " << kernel.summary() << "\n";
+  text.precision(3);
+  text << "  time     " << result.timing.median_ms << " ms median (min " << result.timing.min_ms
+       << ", max " << result.timing.max_ms << ", " << result.timing.runs << " timed runs)\n";
+  text.precision(2);
+  text << "  rate     " << result.rate << " " << result.rate_unit;
+  if (result.peak_percent > 0)
+    text << ", " << result.peak_percent << "% of the " << result.peak_name;
+  text << "\n";
+  if (result.previous_ms > 0) {
+    text << "  speedup  " << result.speedup() << "x over chapter " << result.chapter - 1 << " ("
+         << result.previous_ms << " ms on the same inputs)\n";
+  }
+  if (result.checked) {
+    text << "  check    " << result.check.summary(result.output_columns) << "\n";
+  } else {
+    text << "  check    skipped (--no-check)\n";
+  }
+  out << text.str();
+}
+
+std::string csv_header() {
+  return "device,chapter,edition,problem,variant,sizes,median_ms,min_ms,max_ms,runs,rate,"
+         "rate_unit,peak_percent,previous_ms,speedup,kernel,registers,static_shared_bytes,"
+         "dynamic_shared_bytes,local_bytes,threads_per_block,blocks_per_sm,status,compared,"
+         "mismatches,nans,worst_abs_error";
+}
+
+std::string csv_field(const std::string& field) {
+  if (field.find_first_of(",\"\n") == std::string::npos)
+    return field;
+  std::string quoted = "\"";
+  for (char c : field) {
+    if (c == '"')
+      quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+std::string csv_line(const RunResult& result) {
+  std::ostringstream line;
+  line.precision(6);
+  const KernelResources main_kernel =
+      result.kernels.empty() ? KernelResources{} : result.kernels.back();
+  const char* status = !result.checked ? "UNCHECKED" : (result.check.passed ? "PASS" : "FAIL");
+  line << csv_field(result.device) << "," << result.chapter << ","
+       << (result.solution ? "solution" : "student") << "," << problem_name(result.problem) << ","
+       << csv_field(result.variant) << "," << csv_field(result.sizes) << ","
+       << result.timing.median_ms << "," << result.timing.min_ms << "," << result.timing.max_ms
+       << "," << result.timing.runs << "," << result.rate << "," << result.rate_unit << ","
+       << result.peak_percent << "," << result.previous_ms << "," << result.speedup() << ","
+       << csv_field(main_kernel.name) << "," << main_kernel.registers << ","
+       << main_kernel.static_shared << "," << main_kernel.dynamic_shared << ","
+       << main_kernel.local_bytes << "," << main_kernel.threads_per_block << ","
+       << main_kernel.blocks_per_sm << "," << status << "," << result.check.compared << ","
+       << result.check.mismatches << "," << result.check.nans << ","
+       << result.check.worst_abs_error;
+  return line.str();
+}
+
+}  // namespace course

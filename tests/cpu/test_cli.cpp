@@ -1,0 +1,151 @@
+// The shared command line: good values parse, every bad value is refused with the flag named.
+#include "catch.hpp"
+
+#include "course/cli.hpp"
+
+#include <string>
+#include <vector>
+
+namespace {
+
+course::ChapterFlags all_flags() {
+  course::ChapterFlags flags;
+  flags.tiles = {8, 16, 32};
+  flags.blocks = {16, 32};
+  flags.mapping = true;
+  flags.signal_demo = true;
+  flags.max_taps = 4096;
+  return flags;
+}
+
+course::Options parse(std::vector<std::string> args,
+                      const course::ChapterFlags& flags = all_flags()) {
+  args.insert(args.begin(), "program");
+  std::vector<const char*> argv;
+  for (const auto& arg : args)
+    argv.push_back(arg.c_str());
+  return course::parse_options(static_cast<int>(argv.size()), argv.data(), flags);
+}
+
+}  // namespace
+
+TEST_CASE("defaults are the benchmark sizes", "[cli]") {
+  const auto options = parse({});
+  CHECK(options.m == 4096);
+  CHECK(options.n == 4096);
+  CHECK(options.k == 4096);
+  CHECK(options.height == 8192);
+  CHECK(options.mask_rows == 13);
+  CHECK(options.mask_cols == 13);
+  CHECK(options.signal_length == (1 << 24));
+  CHECK(options.problems.empty());
+  CHECK(options.reps == 10);
+  CHECK(options.check);
+  CHECK_FALSE(options.csv);
+}
+
+TEST_CASE("good values parse", "[cli]") {
+  const auto options = parse({"-m",         "33",         "-n",         "65",
+                              "-k",         "17",         "--problem",  "matmul,conv1d",
+                              "--mask",     "3x5",        "--taps",     "4096",
+                              "--tile",     "16",         "--block",    "32",
+                              "--mapping",  "transposed", "--warmup",   "0",
+                              "--reps",     "3",          "--seed",     "18446744073709551615",
+                              "--no-check", "--csv",      "--height=7", "--width",
+                              "9"});
+  CHECK(options.m == 33);
+  CHECK(options.n == 65);
+  CHECK(options.signal_length == 65);  // -n is the conv1d signal length too
+  CHECK(options.k == 17);
+  CHECK(options.problems ==
+        std::vector<course::Problem>{course::Problem::matmul, course::Problem::conv1d});
+  CHECK(options.mask_rows == 3);
+  CHECK(options.mask_cols == 5);
+  CHECK(options.taps == 4096);
+  CHECK(options.launch.tile == 16);
+  CHECK(options.launch.block == 32);
+  CHECK(options.launch.mapping == course::ThreadMapping::transposed);
+  CHECK(options.warmup == 0);
+  CHECK(options.reps == 3);
+  CHECK(options.seed == 18446744073709551615ull);
+  CHECK_FALSE(options.check);
+  CHECK(options.csv);
+  CHECK(options.height == 7);
+  CHECK(options.width == 9);
+  CHECK(parse({"--mask", "7"}).mask_cols == 7);
+  CHECK(parse({"--problem", "all"}).problems.empty());
+  CHECK(parse({"--help"}).help);
+}
+
+TEST_CASE("bad values are refused with the flag and the value named", "[cli]") {
+  struct Case {
+    std::vector<std::string> args;
+    std::string must_mention;
+  };
+  const std::vector<Case> cases = {
+      {{"-m", "-5"}, "-m"},
+      {{"-m", "0"}, "\"0\""},
+      {{"-n", "abc"}, "\"abc\""},
+      {{"-k", "12x"}, "\"12x\""},
+      {{"-k", "99999999999"}, "\"99999999999\""},
+      {{"-k", ""}, "-k"},
+      {{"-k"}, "-k"},
+      {{"--height", "1.5"}, "--height"},
+      {{"--mask", "4"}, "\"4\""},
+      {{"--mask", "0"}, "--mask"},
+      {{"--mask", "3x4"}, "\"3x4\""},
+      {{"--mask", "65x65"}, "--mask"},
+      {{"--mask", "x3"}, "--mask"},
+      {{"--taps", "4097"}, "4096"},
+      {{"--taps", "0"}, "--taps"},
+      {{"--tile", "12"}, "8, 16, 32"},
+      {{"--block", "8"}, "--block"},
+      {{"--mapping", "diagonal"}, "\"diagonal\""},
+      {{"--reps", "0"}, "--reps"},
+      {{"--warmup", "-1"}, "--warmup"},
+      {{"--seed", "-3"}, "--seed"},
+      {{"--problem", "fft"}, "\"fft\""},
+      {{"--problem", ""}, "--problem"},
+      {{"--frobnicate"}, "--frobnicate"},
+      {{"--csv=yes"}, "--csv"},
+      {{"-n", "2147483647", "--taps", "2"}, "n + m - 1"},
+  };
+  for (const auto& c : cases) {
+    std::string joined;
+    for (const auto& a : c.args)
+      joined += a + " ";
+    INFO("arguments: " << joined);
+    bool refused = false;
+    try {
+      parse(c.args);
+    } catch (const course::UsageError& error) {
+      refused = true;
+      INFO("message: " << error.what());
+      CHECK(std::string(error.what()).find(c.must_mention) != std::string::npos);
+    }
+    CHECK(refused);
+  }
+}
+
+TEST_CASE("chapter-specific flags exist only where the chapter offers them", "[cli]") {
+  const course::ChapterFlags none;
+  CHECK_THROWS_AS(parse({"--tile", "16"}, none), course::UsageError);
+  CHECK_THROWS_AS(parse({"--mapping", "coalesced"}, none), course::UsageError);
+  CHECK_THROWS_AS(parse({"--signal-csv", "x.csv"}, none), course::UsageError);
+  course::ChapterFlags compiled_masks;
+  compiled_masks.mask_sides = {3, 5, 7, 13};
+  CHECK(parse({"--mask", "5"}, compiled_masks).mask_rows == 5);
+  CHECK_THROWS_AS(parse({"--mask", "9"}, compiled_masks), course::UsageError);
+  CHECK_THROWS_AS(parse({"--mask", "3x5"}, compiled_masks), course::UsageError);
+}
+
+TEST_CASE("usage lists the flags the chapter offers", "[cli]") {
+  const std::string text = course::usage("ch", all_flags());
+  for (const char* flag : {"--problem", "--tile", "--block", "--mapping", "--signal-csv", "--reps",
+                           "--warmup", "--seed", "--no-check", "--csv", "--help"}) {
+    INFO(flag);
+    CHECK(text.find(flag) != std::string::npos);
+  }
+  const std::string plain = course::usage("ch", course::ChapterFlags{});
+  CHECK(plain.find("--tile") == std::string::npos);
+}

@@ -1,0 +1,105 @@
+// Every student kernels.cuh equals its solution outside the marked exercise regions, so the two
+// never drift apart.
+#include "catch.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Stripped {
+  std::vector<std::string> lines;  // the file with each region's body removed
+  std::vector<std::string> ids;    // region ids in order
+  std::string error;               // empty when the markers are well formed
+};
+
+Stripped strip_regions(const fs::path& file) {
+  static const std::regex begin(R"(^\s*// EXERCISE (\d+\.\d+) begin\b.*)");
+  static const std::regex end(R"(^\s*// EXERCISE (\d+\.\d+) end\b.*)");
+  Stripped result;
+  std::ifstream in(file);
+  std::string line;
+  std::string open;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    std::smatch match;
+    if (std::regex_match(line, match, begin)) {
+      if (!open.empty())
+        result.error = "nested region at line " + std::to_string(number);
+      open = match[1];
+      result.ids.push_back(open);
+      result.lines.push_back(line);
+    } else if (std::regex_match(line, match, end)) {
+      if (open != match[1].str())
+        result.error = "unmatched end at line " + std::to_string(number);
+      open.clear();
+      result.lines.push_back(line);
+    } else if (open.empty()) {
+      result.lines.push_back(line);
+    }
+  }
+  if (!open.empty())
+    result.error = "region " + open + " is never closed";
+  return result;
+}
+
+std::vector<std::string> chapter_directories() {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(fs::path(COURSE_SOURCE_DIR) / "chapters")) {
+    if (entry.is_directory())
+      names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("student kernels equal the solutions outside the exercise regions", "[exercises]") {
+  const auto chapters = chapter_directories();
+  REQUIRE_FALSE(chapters.empty());
+  for (const auto& name : chapters) {
+    const fs::path student = fs::path(COURSE_SOURCE_DIR) / "chapters" / name / "kernels.cuh";
+    const fs::path solution = fs::path(COURSE_SOURCE_DIR) / "solutions" / name / "kernels.cuh";
+    INFO("chapter " << name);
+    REQUIRE(fs::exists(student));
+    REQUIRE(fs::exists(solution));
+    const Stripped s = strip_regions(student);
+    const Stripped t = strip_regions(solution);
+    CHECK(s.error.empty());
+    CHECK(t.error.empty());
+    CHECK_FALSE(s.ids.empty());
+    CHECK(s.ids == t.ids);
+    const std::size_t common = std::min(s.lines.size(), t.lines.size());
+    for (std::size_t i = 0; i < common; ++i) {
+      INFO("first difference at stripped line " << i + 1 << ":\n  student:  " << s.lines[i]
+                                                << "\n  solution: " << t.lines[i]);
+      REQUIRE(s.lines[i] == t.lines[i]);
+    }
+    CHECK(s.lines.size() == t.lines.size());
+  }
+}
+
+TEST_CASE("the region check notices a difference outside the regions", "[exercises]") {
+  const fs::path dir = fs::temp_directory_path() / "course_exercise_check";
+  fs::create_directories(dir);
+  const auto write = [&](const char* name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+  };
+  write("a.cuh", "x\n// EXERCISE 9.1 begin\nanything\n// EXERCISE 9.1 end\ny\n");
+  write("b.cuh", "x\n// EXERCISE 9.1 begin\nsomething else\nand more\n// EXERCISE 9.1 end\ny\n");
+  write("c.cuh", "x\n// EXERCISE 9.1 begin\n// EXERCISE 9.1 end\nz\n");
+  write("d.cuh", "x\n// EXERCISE 9.1 begin\n");
+  CHECK(strip_regions(dir / "a.cuh").lines == strip_regions(dir / "b.cuh").lines);
+  CHECK(strip_regions(dir / "a.cuh").lines != strip_regions(dir / "c.cuh").lines);
+  CHECK_FALSE(strip_regions(dir / "d.cuh").error.empty());
+  fs::remove_all(dir);
+}
