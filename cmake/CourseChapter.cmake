@@ -17,6 +17,10 @@ function(course_add_chapter)
   endif()
   set(dir "${CH_NUMBER}_${CH_SLUG}")
   set(label "ch${CH_NUMBER}")
+  if(NOT EXISTS ${PROJECT_SOURCE_DIR}/chapters/${dir}/main.cu)
+    message(STATUS "Chapter ${CH_NUMBER} (${dir}) is not written yet: skipped")
+    return()
+  endif()
   foreach(edition student solution)
     if(edition STREQUAL "solution")
       set(target "${label}_${CH_SLUG}_solution")
@@ -41,6 +45,11 @@ function(course_add_chapter)
     set_tests_properties(${target}.run PROPERTIES LABELS "${labels}"
       SKIP_REGULAR_EXPRESSION "SKIPPED:")
 
+    # Sanitizer runs and the bad-input table for this executable (cmake/CourseReliability.cmake).
+    if(COURSE_BUILD_TESTS AND COMMAND course_add_reliability_tests)
+      course_add_reliability_tests(${target} ${label} ${edition})
+    endif()
+
     if(COURSE_BUILD_TESTS AND EXISTS ${PROJECT_SOURCE_DIR}/tests/gpu/${label}.cu)
       add_executable(${test_target} ${PROJECT_SOURCE_DIR}/tests/gpu/${label}.cu)
       course_use_kernels(${test_target} ${kernels_dir} ${edition})
@@ -53,8 +62,11 @@ endfunction()
 
 # course_use_kernels(<target> <kernels-dir> <student|solution>)
 # Points <target>'s `#include <kernels.cuh>` at <kernels-dir> and tells the code which edition it is.
+# The repository root is on the include path too, so a driver can include the previous chapter's
+# solution as "solutions/NN_slug/kernels.cuh" to report its speedup over it.
 function(course_use_kernels target kernels_dir edition)
-  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/${kernels_dir})
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/${kernels_dir}
+                                               ${PROJECT_SOURCE_DIR})
   target_compile_definitions(${target} PRIVATE
     COURSE_KERNELS_FILE="${kernels_dir}/kernels.cuh"
     $<$<STREQUAL:${edition},solution>:COURSE_SOLUTION_EDITION>)
