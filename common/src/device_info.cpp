@@ -98,11 +98,28 @@ DeviceInfo query_device() {
 
 namespace {
 
-std::string demangle(const char* mangled) {
+// The kernel's readable name without its return type and parameter list:
+// "void ch01::conv2d_kernel(float const*, ...)" becomes "ch01::conv2d_kernel".
+std::string readable_kernel_name(const char* mangled) {
   int status = 0;
-  std::unique_ptr<char, void (*)(void*)> readable(
+  std::unique_ptr<char, void (*)(void*)> demangled(
       abi::__cxa_demangle(mangled, nullptr, nullptr, &status), std::free);
-  return status == 0 && readable ? std::string(readable.get()) : std::string(mangled);
+  if (status != 0 || !demangled)
+    return mangled;
+  std::string name = demangled.get();
+  if (name.rfind("void ", 0) == 0)
+    name.erase(0, 5);
+  if (!name.empty() && name.back() == ')') {
+    int depth = 0;
+    for (std::size_t i = name.size(); i-- > 0;) {
+      depth += name[i] == ')' ? 1 : name[i] == '(' ? -1 : 0;
+      if (depth == 0) {
+        name.erase(i);
+        break;
+      }
+    }
+  }
+  return name;
 }
 
 }  // namespace
@@ -122,7 +139,7 @@ KernelResources query_kernel(const LaunchRecord& launch) {
   COURSE_CUDA_CHECK(cudaFuncGetAttributes(&attributes, launch.kernel));
   const char* mangled = nullptr;
   COURSE_CUDA_CHECK(cudaFuncGetName(&mangled, launch.kernel));
-  resources.name = demangle(mangled);
+  resources.name = readable_kernel_name(mangled);
   resources.registers = attributes.numRegs;
   resources.static_shared = attributes.sharedSizeBytes;
   resources.dynamic_shared = launch.dynamic_shared_bytes;
