@@ -1,0 +1,234 @@
+/// @file
+/// @brief Chapter 2: a `__shared__` tile whose shape is fixed at compile time.
+///
+/// Each block copies the inputs it needs into shared memory once, waits at a barrier, and then
+/// computes from shared memory, where every element it copied is reused by many threads. The
+/// matrix product walks along k one T x T tile of A and of B at a time: load, barrier, compute,
+/// barrier. conv2d stages its input tile with the halo around it, and the mask, then computes.
+/// Tile widths and mask sizes are template parameters: each one the executable offers is a
+/// separately compiled kernel, and the launchers refuse the others.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <iterator>
+#include <string>
+
+#include "course/exercise.hpp"
+#include "course/launch.cuh"
+#include "course/semiring.cuh"
+
+/// Chapter 2: static shared tiles.
+namespace ch02 {
+
+/// The exercises of this chapter, for the hint printed when a check fails.
+inline constexpr course::Exercise kExercises[] = {
+    {"2.1", "matmul", "load one tile of A and one of B, identity outside the matrices"},
+    {"2.1", "minplus", "load one tile of A and one of B, identity outside the matrices"},
+    {"2.2", "matmul", "barrier, the reduction over the tiles in shared memory, barrier"},
+    {"2.2", "minplus", "barrier, the reduction over the tiles in shared memory, barrier"},
+    {"2.3", "conv2d", "stage the input tile with its halo, and the mask, in shared memory"},
+    {"2.4", "conv2d", "barrier, then the sum over the mask from shared memory"},
+};
+
+/// Tile widths of the matrix product compiled into this chapter (`--tile`), the default first.
+/// A block of T x T threads computes a T x T tile of C.
+inline constexpr int kTiles[] = {32, 16};
+/// Square mask sides compiled into conv2d (`--mask`), the default first.
+inline constexpr int kMaskSides[] = {13, 1, 3, 5, 7, 9, 11};
+/// Outputs per side of a conv2d block, one per thread: a block is 32 x 32 threads, a warp is one
+/// row of outputs.
+constexpr int kConvBlock = 32;
+/// Threads of a conv2d block.
+constexpr int kConvThreads = kConvBlock * kConvBlock;
+/// Threads of a product block for the tile width @p tile: one per tile element.
+__host__ __device__ constexpr int product_threads(int tile) {
+  return tile * tile;
+}
+/// The warp size: a warp must cover whole rows of a product tile (see product_kernel).
+constexpr int kWarp = 32;
+
+/// The values of @p list separated by ", ", for error messages.
+template <std::size_t Count>
+std::string list_text(const int (&list)[Count]) {
+  std::string text;
+  for (std::size_t i = 0; i < Count; ++i)
+    text += (i == 0 ? "" : ", ") + std::to_string(list[i]);
+  return text;
+}
+
+/// Matrix product over @p Semiring: a block of Tile x Tile threads computes a Tile x Tile tile of
+/// C, thread (x, y) the element in row y and column x of it. The block walks along k one step of
+/// Tile at a time. At each step every thread copies one element of A's tile and one of B's into
+/// shared memory (the semiring's identity where the tile sticks out of the matrix), the block
+/// waits until both tiles are complete, every thread combines its row of the A tile with its
+/// column of the B tile, and the block waits again before the next step overwrites the tiles.
+/// A warp spans whole tile rows (one for T = 32, two for T = 16), so its loads of A and B are
+/// coalesced; in shared memory it reads one A element per tile row (a broadcast) and consecutive
+/// B elements (distinct banks, or the same words twice: a broadcast) at a time.
+template <typename Semiring, int Tile>
+__global__ void __launch_bounds__(product_threads(Tile))
+    product_kernel(const float* A, const float* B, float* C, int m, int n, int k) {
+  static_assert(product_threads(Tile) <= 1024,
+                "one thread per tile element: at most 1024 per block");
+  static_assert(Tile % kWarp == 0 || kWarp % Tile == 0,
+                "a warp covers whole tile rows, or a tile row is whole warps");
+  __shared__ float a_tile[Tile][Tile];  // A[rows of this block][step .. step + Tile)
+  __shared__ float b_tile[Tile][Tile];  // B[step .. step + Tile)[columns of this block]
+  const int tx = threadIdx.x;           // column within the tile
+  const int ty = threadIdx.y;           // row within the tile
+  const int row = blockIdx.y * Tile + ty;
+  const int col = blockIdx.x * Tile + tx;
+  // No early return for threads outside C: every thread must reach every barrier, and these
+  // threads still copy their share of the tiles.
+  float acc = Semiring::identity();
+  for (int step = 0; step < k; step += Tile) {
+    // EXERCISE 2.1 begin: load one tile of A and one of B, identity outside the matrices
+    // Thread (tx, ty) copies A[row][step + tx] into a_tile[ty][tx] and B[step + ty][col] into
+    // b_tile[ty][tx], or Semiring::identity() where that index falls outside A or B. Index in
+    // size_t, as in chapter 1.
+    a_tile[ty][tx] = Semiring::identity();  // replace these two lines: as written, the tiles
+    b_tile[ty][tx] = Semiring::identity();  // hold nothing but the identity
+    // EXERCISE 2.1 end
+    // EXERCISE 2.2 begin: barrier, the reduction over the tiles in shared memory, barrier
+    // Wait until the whole block has stored its tiles (__syncthreads()); combine acc with
+    // a_tile[ty][p] and b_tile[p][tx] for p from 0 to Tile - 1; then wait again, so that no
+    // thread overwrites the tiles at the next step while another one is still reading them.
+    // EXERCISE 2.2 end
+  }
+  if (row < m && col < n)
+    C[static_cast<size_t>(row) * n + col] = acc;
+}
+
+/// 2D convolution, zero padding, same-size output, with a Mask x Mask mask: a block of
+/// kConvBlock x kConvBlock threads computes as many outputs, thread (x, y) out[y][x]. The block
+/// first stages what its outputs need in shared memory: the input tile with a halo of Mask / 2 on
+/// every side ((kConvBlock + Mask - 1) squared inputs, zero outside the image, more inputs than
+/// threads, so each thread copies several) and the mask. After a barrier every thread sums over
+/// the mask from shared memory. A warp reads one mask element (a broadcast) and 32 consecutive
+/// tile elements (32 different banks) at a time.
+template <int Mask>
+__global__ void __launch_bounds__(kConvThreads)
+    conv2d_kernel(const float* img, int h, int w, const float* mask, float* out) {
+  static_assert(Mask >= 1 && Mask % 2 == 1, "the mask side is odd");
+  constexpr int kRadius = Mask / 2;                    // halo width on each side
+  constexpr int kTileSide = kConvBlock + 2 * kRadius;  // inputs per side of the staged tile
+  __shared__ float tile[kTileSide][kTileSide];         // img[first_y + r][first_x + c] at [r][c]
+  __shared__ float mask_tile[Mask][Mask];
+  const int tx = threadIdx.x;
+  const int ty = threadIdx.y;
+  const int block_x = blockIdx.x * kConvBlock;  // the block's first output column ...
+  const int block_y = blockIdx.y * kConvBlock;  // ... and row
+  const int x = block_x + tx;
+  const int y = block_y + ty;
+  // EXERCISE 2.3 begin: stage the input tile with its halo, and the mask, in shared memory
+  // Copy img[first_y + r][first_x + c] into tile[r][c] for every r and c below kTileSide, where
+  // first_y = block_y - kRadius and first_x = block_x - kRadius: the tile is larger than the
+  // block, so each thread copies the entries (ty + i * kConvBlock, tx + j * kConvBlock). Store 0
+  // where the source lies outside the image (zero padding). Then copy the Mask x Mask mask into
+  // mask_tile, the threads sharing the Mask * Mask entries.
+  (void)tile;       // delete these two lines: they only keep the compiler from warning that the
+  (void)mask_tile;  // arrays are never used
+  // EXERCISE 2.3 end
+  float sum = 0.0f;
+  // EXERCISE 2.4 begin: barrier, then the sum over the mask from shared memory
+  // Wait until the tile and the mask are complete (__syncthreads()); then, for every mask entry
+  // (p, q), add mask_tile[p][q] times the tile entry of img[y + kRadius - p][x + kRadius - q]
+  // to sum. out[y][x] itself sits at tile[ty + kRadius][tx + kRadius].
+  // EXERCISE 2.4 end
+  if (x < w && y < h)
+    out[static_cast<size_t>(y) * w + x] = sum;
+}
+
+/// Launches product_kernel for @p Semiring with the tile width @p tile, which must be kTiles[Index]
+/// or a later entry of kTiles: each entry is its own compiled kernel.
+template <typename Semiring, std::size_t Index = 0>
+void launch_product_tile(const float* A, const float* B, float* C, int m, int n, int k, int tile,
+                         cudaStream_t stream) {
+  if constexpr (Index < std::size(kTiles)) {
+    constexpr int kTile = kTiles[Index];
+    if (tile != kTile) {
+      launch_product_tile<Semiring, Index + 1>(A, B, C, m, n, k, tile, stream);
+      return;
+    }
+    const auto kernel = product_kernel<Semiring, kTile>;
+    const dim3 block(kTile, kTile);
+    const dim3 grid = course::grid_2d(n, m, block);  // x walks columns
+    kernel<<<grid, block, 0, stream>>>(A, B, C, m, n, k);
+    COURSE_CHECK_LAUNCH(kernel, grid, block, 0, stream);
+  } else {
+    course::require(false, "tile width " + std::to_string(tile) +
+                               " is not compiled in chapter 2 (it has " + list_text(kTiles) +
+                               "); chapter 3 chooses the tile width at run time");
+  }
+}
+
+/// Launches product_kernel for @p Semiring with the tile width in @p options.
+template <typename Semiring>
+void launch_product(const float* A, const float* B, float* C, int m, int n, int k,
+                    cudaStream_t stream, const course::LaunchOptions& options) {
+  course::require_positive(m, "m");
+  course::require_positive(n, "n");
+  course::require_positive(k, "k");
+  const int tile = options.tile != 0 ? options.tile : kTiles[0];
+  launch_product_tile<Semiring>(A, B, C, m, n, k, tile, stream);
+}
+
+/// C = A * B (A is m x k, B is k x n, row-major device pointers), one T x T tile of C per block
+/// through shared memory. @p options.tile selects T from kTiles (0: the default, 32).
+inline void matmul(const float* A, const float* B, float* C, int m, int n, int k,
+                   cudaStream_t stream, const course::LaunchOptions& options = {}) {
+  launch_product<course::PlusTimes>(A, B, C, m, n, k, stream, options);
+}
+
+/// C[i][j] = min over p of A[i][p] + B[p][j], one T x T tile of C per block through shared
+/// memory. @p options.tile selects T from kTiles (0: the default, 32).
+inline void minplus(const float* A, const float* B, float* C, int m, int n, int k,
+                    cudaStream_t stream, const course::LaunchOptions& options = {}) {
+  launch_product<course::MinPlus>(A, B, C, m, n, k, stream, options);
+}
+
+/// Launches conv2d_kernel for the mask side @p side, which must be kMaskSides[Index] or a later
+/// entry of kMaskSides: each entry is its own compiled kernel.
+template <std::size_t Index = 0>
+void launch_conv2d_mask(const float* img, int h, int w, const float* mask, int side, float* out,
+                        cudaStream_t stream) {
+  if constexpr (Index < std::size(kMaskSides)) {
+    constexpr int kSide = kMaskSides[Index];
+    if (side != kSide) {
+      launch_conv2d_mask<Index + 1>(img, h, w, mask, side, out, stream);
+      return;
+    }
+    const auto kernel = conv2d_kernel<kSide>;
+    const dim3 block(kConvBlock, kConvBlock);
+    const dim3 grid = course::grid_2d(w, h, block);
+    kernel<<<grid, block, 0, stream>>>(img, h, w, mask, out);
+    COURSE_CHECK_LAUNCH(kernel, grid, block, 0, stream);
+  } else {
+    course::require(false, "a " + std::to_string(side) + "x" + std::to_string(side) +
+                               " mask is not compiled in chapter 2 (it has square sides " +
+                               list_text(kMaskSides) +
+                               "); chapter 3 takes any odd mask size at run time");
+  }
+}
+
+/// Convolves the h x w image @p img with the odd mk x ml @p mask (zero padding) into @p out, one
+/// 32 x 32 tile of outputs per block through shared memory. The mask must be square with a side
+/// in kMaskSides; @p options.block may only be 0 or kConvBlock.
+inline void conv2d(const float* img, int h, int w, const float* mask, int mk, int ml, float* out,
+                   cudaStream_t stream, const course::LaunchOptions& options = {}) {
+  course::require_positive(h, "h");
+  course::require_positive(w, "w");
+  course::require(mk >= 1 && ml >= 1 && mk % 2 == 1 && ml % 2 == 1, "the mask sides must be odd");
+  course::require(options.block == 0 || options.block == kConvBlock,
+                  "conv2d blocks are " + std::to_string(kConvBlock) + " x " +
+                      std::to_string(kConvBlock) +
+                      " in chapter 2; chapter 3 chooses the block at run time");
+  course::require(mk == ml, "a " + std::to_string(mk) + "x" + std::to_string(ml) +
+                                " mask is not compiled in chapter 2 (its masks are square); "
+                                "chapter 3 takes any odd mask size at run time");
+  launch_conv2d_mask(img, h, w, mask, mk, out, stream);
+}
+
+}  // namespace ch02

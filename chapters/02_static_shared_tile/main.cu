@@ -1,0 +1,22 @@
+// Chapter 2 driver. The build compiles this file twice: once against your
+// chapters/02_static_shared_tile/kernels.cuh and once against
+// solutions/02_static_shared_tile/kernels.cuh, which is why kernels.cuh is included with angle
+// brackets (found on the include path). Chapter 1's solution runs on the same inputs, so the report
+// shows the speedup over it.
+#include <kernels.cuh>
+
+#include "solutions/01_global_memory/kernels.cuh"
+
+#include "course/driver.hpp"
+
+#include <iterator>
+
+int main(int argc, char** argv) {
+  course::Chapter chapter = course::make_chapter(2, "the static shared tile");
+  chapter.problems = {ch02::matmul, ch02::minplus, ch02::conv2d, nullptr};
+  chapter.previous = {ch01::matmul, ch01::minplus, ch01::conv2d, nullptr};
+  chapter.flags.tiles.assign(std::begin(ch02::kTiles), std::end(ch02::kTiles));
+  chapter.flags.mask_sides.assign(std::begin(ch02::kMaskSides), std::end(ch02::kMaskSides));
+  chapter.exercises.assign(std::begin(ch02::kExercises), std::end(ch02::kExercises));
+  return course::run_chapter(chapter, argc, argv);
+}
