@@ -1,0 +1,65 @@
+#include "cublas_sgemm.hpp"
+
+#include "course/cuda_check.hpp"
+
+#include <cublas_v2.h>
+
+/// Checks a cuBLAS call; throws course::CudaError naming the call and the status on failure.
+#define LADDER_CUBLAS_CHECK(call)                                                                 \
+  do {                                                                                            \
+    const cublasStatus_t ladder_status_ = (call);                                                 \
+    ::course::check_cublas(static_cast<int>(ladder_status_), cublasGetStatusName(ladder_status_), \
+                           #call, __FILE__, __LINE__);                                            \
+  } while (false)
+
+namespace ladder {
+namespace {
+
+// The handle of the live CublasSgemm object; the launcher is a plain function, so it finds the
+// handle here.
+cublasHandle_t active_handle = nullptr;
+
+void cublas_matmul(const float* A, const float* B, float* C, int m, int n, int k,
+                   cudaStream_t stream, const course::LaunchOptions&) {
+  course::require(active_handle != nullptr, "cuBLAS matmul: no CublasSgemm object is alive");
+  course::require_positive(m, "m");
+  course::require_positive(n, "n");
+  course::require_positive(k, "k");
+  const float one = 1.0f;
+  const float zero = 0.0f;
+  LADDER_CUBLAS_CHECK(cublasSetStream(active_handle, stream));
+  // cuBLAS is column-major. A row-major m x n matrix is the same memory as a column-major
+  // n x m matrix, its transpose, so row-major C = A * B is column-major C^T = B^T * A^T:
+  // pass B first, then A, and swap m and n.
+  LADDER_CUBLAS_CHECK(
+      cublasSgemm(active_handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, n, A, k, &zero, C, n));
+  if (course::synchronous_launch_checks())
+    COURSE_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+}  // namespace
+
+CublasSgemm::CublasSgemm() {
+  course::require(active_handle == nullptr, "only one CublasSgemm object may live at a time");
+  cublasHandle_t handle = nullptr;
+  LADDER_CUBLAS_CHECK(cublasCreate(&handle));
+  const cublasStatus_t status = cublasSetMathMode(handle, CUBLAS_PEDANTIC_MATH);
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    (void)cublasDestroy(handle);
+    LADDER_CUBLAS_CHECK(status);
+  }
+  active_handle = handle;
+}
+
+CublasSgemm::~CublasSgemm() {
+  (void)cublasDestroy(active_handle);
+  active_handle = nullptr;
+}
+
+course::ProblemSet CublasSgemm::problems() const {
+  course::ProblemSet set;
+  set.matmul = cublas_matmul;
+  return set;
+}
+
+}  // namespace ladder

@@ -1,0 +1,515 @@
+// The performance ladder: every chapter's solution and cuBLAS on the same inputs, side by side.
+//
+// For each workload (a problem at one size) it draws one set of seeded inputs, then runs every
+// chapter that carries the problem, and cuBLAS SGEMM for matmul, through the same measurement as
+// the chapters' executables (course::measure: a checked run on a poisoned output, warm-up runs,
+// timed runs, the median). Every result is checked against the CPU reference; a FAIL is marked
+// and left out of the tables and the plot. It ends with a table per problem, the course's
+// performance goals (met or missed), and optionally the CSV files that scripts/ladder.sh plots and
+// turns into the README's results table.
+//
+// Exit status (course::ExitStatus): 0 every run passed; 1 a result failed its check; 2 bad command
+// line; 3 no CUDA device; 4 a run could not be made (a CUDA error, a size the device refused).
+
+#include "chapters.hpp"
+#include "cublas_sgemm.hpp"
+#include "results.hpp"
+#include "workloads.hpp"
+
+#include "course/cuda_check.hpp"
+#include "course/driver.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <new>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using course::Problem;
+using ladder::Row;
+using ladder::Status;
+using ladder::Workload;
+
+// Runs of the quick mode: enough for a median, short enough for a test.
+constexpr int kQuickWarmup = 1;
+constexpr int kQuickReps = 3;
+constexpr int kDefaultMaskSide = 13;
+constexpr int kDefaultTaps = 127;
+
+/// The ladder's command line.
+struct LadderOptions {
+  std::vector<Workload> workloads;  ///< what to run, in order
+  std::vector<Problem> problems;    ///< only these problems (empty: all)
+  std::vector<int> chapters;        ///< only these chapters (empty: all built)
+  course::Options base;             ///< warm-up, reps, seed
+  std::string csv_path;             ///< results CSV; empty: not written
+  std::string goals_csv_path;       ///< goals CSV; empty: not written
+  bool help = false;                ///< print usage and exit
+};
+
+std::string usage(const std::string& program) {
+  std::ostringstream out;
+  out << "Usage: " << program << " [options]\n"
+      << "Runs every chapter's solution kernels and cuBLAS SGEMM (pedantic FP32, no TF32) on the\n"
+      << "same inputs, checks every result, and prints rates, ratios and the course's goals.\n\n"
+      << "Default sizes: matmul 1024, 2048, 4096, 8192; minplus 1024, 4096; conv2d 4096x4096 and\n"
+      << "8192x8192 with a 13x13 mask; conv1d 2^24 samples with 127 taps.\n\n"
+      << "Options:\n"
+      << "  --quick                 tiny sizes, 1 warm-up and 3 timed runs (a smoke test)\n"
+      << "  --sizes PROBLEM=LIST    run PROBLEM at these sizes instead (repeatable); products\n"
+      << "                          take N or MxNxK, conv2d N or HxW, conv1d N; 2^E is allowed\n"
+      << "                          (e.g. --sizes matmul=2048,4096 --sizes conv1d=2^20)\n"
+      << "  --mask K[xL]            conv2d mask of --sizes (default 13)\n"
+      << "  --taps N                conv1d taps of --sizes (default 127)\n"
+      << "  --problem LIST          only these problems, comma-separated (matmul,minplus,...)\n"
+      << "  --chapters LIST         only these chapters, comma-separated (1,2,3,4); cuBLAS\n"
+      << "                          always runs with matmul\n"
+      << "  --warmup N              untimed runs before timing (default 2)\n"
+      << "  --reps N                timed runs; the median is reported (default 10)\n"
+      << "  --seed N                seed of the random inputs\n"
+      << "  --csv FILE              write one CSV line per run to FILE\n"
+      << "  --goals-csv FILE        write the performance goals and their verdicts to FILE\n"
+      << "  --help                  this text\n\n"
+      << "Exit status: 0 all passed, 1 a result failed its check, 2 bad command line, 3 no CUDA\n"
+      << "device, 4 a run could not be made.\n";
+  return out.str();
+}
+
+[[noreturn]] void bad_value(const std::string& flag, const std::string& value,
+                            const std::string& why) {
+  throw course::UsageError(flag + ": " + why + ", got \"" + value + "\"");
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> parts;
+  std::string part;
+  std::istringstream in(text);
+  while (std::getline(in, part, ','))
+    parts.push_back(part);
+  return parts;
+}
+
+int parse_bounded(const std::string& flag, const std::string& text, int low, int high) {
+  const int value = ladder::parse_count(flag, text);
+  if (value < low || value > high)
+    bad_value(flag, text, "expected " + std::to_string(low) + " to " + std::to_string(high));
+  return value;
+}
+
+void parse_mask(const std::string& text, int& rows, int& cols) {
+  const std::size_t cross = text.find('x');
+  const std::string first = text.substr(0, cross);
+  const std::string second = cross == std::string::npos ? first : text.substr(cross + 1);
+  rows = parse_bounded("--mask", first, 1, course::kMaxMaskSide);
+  cols = parse_bounded("--mask", second, 1, course::kMaxMaskSide);
+  if (rows % 2 == 0 || cols % 2 == 0)
+    bad_value("--mask", text, "the mask sides must be odd");
+}
+
+LadderOptions parse_command_line(int argc, char** argv) {
+  LadderOptions options;
+  std::vector<std::string> size_specs;
+  bool quick = false;
+  bool warmup_given = false;
+  bool reps_given = false;
+  int mask_rows = kDefaultMaskSide;
+  int mask_cols = kDefaultMaskSide;
+  int taps = kDefaultTaps;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--help" || flag == "-h") {
+      options.help = true;
+      continue;
+    }
+    if (flag == "--quick") {
+      quick = true;
+      continue;
+    }
+    if (i + 1 >= argc)
+      throw course::UsageError(flag + ": unknown flag or missing value");
+    const std::string value = argv[++i];
+    if (flag == "--sizes") {
+      size_specs.push_back(value);
+    } else if (flag == "--mask") {
+      parse_mask(value, mask_rows, mask_cols);
+    } else if (flag == "--taps") {
+      taps = ladder::parse_count(flag, value);
+    } else if (flag == "--problem" || flag == "--problems") {
+      for (const std::string& name : split_list(value)) {
+        Problem problem = Problem::matmul;
+        if (!course::parse_problem(name, problem))
+          bad_value(flag, value, "expected matmul, minplus, conv2d or conv1d");
+        options.problems.push_back(problem);
+      }
+    } else if (flag == "--chapters") {
+      for (const std::string& number : split_list(value))
+        options.chapters.push_back(parse_bounded(flag, number, 1, 4));
+    } else if (flag == "--warmup") {
+      options.base.warmup = value == "0" ? 0 : ladder::parse_count(flag, value);
+      warmup_given = true;
+    } else if (flag == "--reps") {
+      options.base.reps = ladder::parse_count(flag, value);
+      reps_given = true;
+    } else if (flag == "--seed") {
+      try {
+        std::size_t used = 0;
+        options.base.seed = std::stoull(value, &used);
+        if (used != value.size() || value.front() == '-')
+          throw std::invalid_argument("trailing characters");
+      } catch (const std::exception&) {
+        bad_value(flag, value, "expected a non-negative whole number");
+      }
+    } else if (flag == "--csv") {
+      options.csv_path = value;
+    } else if (flag == "--goals-csv") {
+      options.goals_csv_path = value;
+    } else {
+      throw course::UsageError(flag + ": unknown flag");
+    }
+  }
+  if (quick) {
+    options.workloads = ladder::quick_workloads();
+    if (!warmup_given)
+      options.base.warmup = kQuickWarmup;
+    if (!reps_given)
+      options.base.reps = kQuickReps;
+  } else {
+    options.workloads = ladder::default_workloads();
+  }
+  if (!size_specs.empty()) {
+    options.workloads.clear();
+    for (const std::string& spec : size_specs) {
+      for (const Workload& workload : ladder::parse_sizes(spec, mask_rows, mask_cols, taps))
+        options.workloads.push_back(workload);
+    }
+  }
+  if (!options.problems.empty()) {
+    const auto unwanted = [&](const Workload& workload) {
+      return std::find(options.problems.begin(), options.problems.end(), workload.problem) ==
+             options.problems.end();
+    };
+    options.workloads.erase(
+        std::remove_if(options.workloads.begin(), options.workloads.end(), unwanted),
+        options.workloads.end());
+  }
+  options.base.check = true;
+  return options;
+}
+
+std::string today() {
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char text[16];
+  std::strftime(text, sizeof text, "%Y-%m-%d", &local);
+  return text;
+}
+
+/// One implementation the ladder can run: a chapter's solutions or the baseline.
+struct Implementation {
+  std::string label;            ///< "ch01" ... or "cuBLAS"
+  int chapter = 0;              ///< 0 for the baseline
+  course::ProblemSet problems;  ///< its launchers
+};
+
+/// One planned run: an implementation on a workload.
+struct PlannedRun {
+  std::size_t workload = 0;        ///< index into the workloads
+  std::size_t implementation = 0;  ///< index into the implementations
+};
+
+void print_no_device(const std::string& program, const std::string& reason) {
+  std::cerr << "error: no CUDA device (" << reason
+            << "): the performance ladder needs an NVIDIA GPU.\n"
+            << "To run it on a machine that has one, from a clone of this repository:\n"
+            << "  scripts/ladder.sh              builds, runs, writes results/, updates README.md\n"
+            << "or, with a build that exists:\n"
+            << "  " << program << " --csv results/ladder.csv --goals-csv results/ladder_goals.csv\n"
+            << "Then bring results/ladder.csv and results/ladder_goals.csv back here and run\n"
+            << "  scripts/ladder.sh --from-csv results/ladder.csv\n"
+            << "to draw the plot and regenerate the README's results table from them.\n";
+}
+
+bool write_file(const std::string& path, const std::string& contents, const char* what) {
+  try {
+    const std::filesystem::path file(path);
+    if (file.has_parent_path())
+      std::filesystem::create_directories(file.parent_path());
+    std::ofstream out(file);
+    out << contents;
+    out.close();
+    if (!out) {
+      std::cerr << "error: could not write the " << what << " to " << path << "\n";
+      return false;
+    }
+  } catch (const std::filesystem::filesystem_error& error) {
+    std::cerr << "error: could not write the " << what << " to " << path << ": " << error.what()
+              << "\n";
+    return false;
+  }
+  std::cout << what << " written to " << path << "\n";
+  return true;
+}
+
+/// Runs @p implementation on @p instance and turns the outcome into a row. Sets @p context_lost
+/// when a CUDA error left the device unusable for the runs that follow.
+Row run_one(const course::ProblemInstance& instance, const Workload& workload,
+            const Implementation& implementation, const course::Options& options,
+            const course::DeviceInfo& device, cudaStream_t stream, bool& context_lost) {
+  Row row;
+  row.workload = workload;
+  row.implementation = implementation.label;
+  row.chapter = implementation.chapter;
+  row.ceiling = ladder::ceiling(workload, device);
+  try {
+    row.result = course::measure(instance, implementation.problems, options, device, stream);
+    row.result.chapter = implementation.chapter;
+    row.result.solution = true;
+    row.status = row.result.check.passed ? Status::pass : Status::fail;
+    if (!row.passed())
+      row.message = row.result.check.summary(row.result.output_columns);
+  } catch (const course::CudaError& error) {
+    row.status = Status::error;
+    row.message = error.what();
+    // An error while a kernel ran (an illegal address, say) is sticky: the context is gone.
+    if (cudaDeviceSynchronize() != cudaSuccess)
+      context_lost = true;
+  } catch (const std::bad_alloc&) {
+    row.status = Status::error;
+    row.message = "out of host memory for these sizes";
+  } catch (const std::exception& error) {
+    row.status = Status::error;
+    row.message = error.what();
+  }
+  return row;
+}
+
+std::string progress_prefix(std::size_t done, std::size_t total,
+                            std::chrono::steady_clock::time_point start) {
+  const auto seconds =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start)
+          .count();
+  const int width = static_cast<int>(std::to_string(total).size());
+  char text[64];
+  std::snprintf(text, sizeof text, "[%*zu/%zu %4llds] ", width, done, total,
+                static_cast<long long>(seconds));
+  return text;
+}
+
+int run_ladder(const LadderOptions& options, const std::string& program) {
+  std::string reason;
+  if (!course::cuda_device_available(&reason)) {
+    print_no_device(program, reason);
+    return course::kExitNoDevice;
+  }
+
+  std::vector<Implementation> implementations;
+  for (const ladder::ChapterSolutions& chapter : ladder::available_chapters()) {
+    const bool wanted =
+        options.chapters.empty() || std::find(options.chapters.begin(), options.chapters.end(),
+                                              chapter.number) != options.chapters.end();
+    if (wanted)
+      implementations.push_back(
+          {ladder::chapter_label(chapter.number), chapter.number, chapter.problems});
+  }
+  for (int number : options.chapters) {
+    const bool built = std::any_of(implementations.begin(), implementations.end(),
+                                   [&](const Implementation& i) { return i.chapter == number; });
+    if (!built) {
+      std::cerr << "error: --chapters: chapter " << number
+                << " is not in this build (its solutions/ folder did not exist when it was "
+                   "configured)\n";
+      return course::kExitUsage;
+    }
+  }
+
+  std::vector<PlannedRun> plan;
+  const bool any_matmul =
+      std::any_of(options.workloads.begin(), options.workloads.end(),
+                  [](const Workload& w) { return w.problem == Problem::matmul; });
+  int status = course::kExitPass;
+  cudaStream_t stream = nullptr;
+  try {
+    const course::DeviceInfo device = course::query_device();
+    std::optional<ladder::CublasSgemm> cublas;
+    if (any_matmul) {
+      cublas.emplace();
+      implementations.push_back({ladder::kCublasLabel, 0, cublas->problems()});
+    }
+    for (std::size_t w = 0; w < options.workloads.size(); ++w) {
+      for (std::size_t i = 0; i < implementations.size(); ++i) {
+        if (implementations[i].problems.offers(options.workloads[w].problem))
+          plan.push_back({w, i});
+      }
+    }
+    if (plan.empty()) {
+      std::cerr << "error: nothing to run: no chapter in this build carries the problems asked "
+                   "for\n";
+      return course::kExitUsage;
+    }
+
+    const std::string date = today();
+    std::cout << "Performance ladder, " << date << "\n"
+              << "device    " << device.summary() << "\n";
+    if (device.memory_bandwidth() > 0) {
+      std::printf("memory    %.0f GB/s (theoretical: 2 x memory clock x bus width)\n",
+                  device.memory_bandwidth() / 1e9);
+    }
+    std::cout << "chapters ";
+    for (const Implementation& implementation : implementations) {
+      if (implementation.chapter > 0)
+        std::cout << " " << implementation.chapter;
+    }
+    std::cout << " (solutions)\n";
+    if (any_matmul)
+      std::cout << "baseline  " << ladder::kCublasMathNote << "\n";
+    std::cout << "runs      " << plan.size() << ", each checked against the CPU reference, then "
+              << options.base.warmup << " warm-up and " << options.base.reps
+              << " timed runs; the median is reported\n\n"
+              << std::flush;
+
+    COURSE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<Row> rows;
+    bool context_lost = false;
+    std::size_t done = 0;
+    for (std::size_t w = 0; w < options.workloads.size(); ++w) {
+      const Workload& workload = options.workloads[w];
+      const course::Options sized = ladder::with_sizes(workload, options.base);
+      std::vector<std::size_t> runs;
+      for (const PlannedRun& run : plan) {
+        if (run.workload == w)
+          runs.push_back(run.implementation);
+      }
+      if (runs.empty())
+        continue;
+      const std::string title =
+          std::string(course::problem_name(workload.problem)) + " " + ladder::size_label(workload);
+
+      std::optional<course::ProblemInstance> instance;
+      std::string setup_error;
+      if (context_lost) {
+        setup_error = "not run: the CUDA context was lost after an earlier error";
+      } else {
+        std::cout << progress_prefix(done, plan.size(), start) << title
+                  << ": drawing and uploading the inputs\n"
+                  << std::flush;
+        try {
+          instance.emplace(workload.problem, sized);
+        } catch (const std::bad_alloc&) {
+          setup_error = "out of host memory for these sizes";
+        } catch (const std::exception& error) {
+          setup_error = error.what();
+        }
+      }
+      for (std::size_t i : runs) {
+        const Implementation& implementation = implementations[i];
+        ++done;
+        std::printf("%s%-28s %-7s", progress_prefix(done, plan.size(), start).c_str(),
+                    title.c_str(), implementation.label.c_str());
+        std::fflush(stdout);
+        Row row;
+        if (!setup_error.empty() || context_lost) {
+          row.workload = workload;
+          row.implementation = implementation.label;
+          row.chapter = implementation.chapter;
+          row.ceiling = ladder::ceiling(workload, device);
+          row.status = Status::error;
+          row.message = setup_error.empty()
+                            ? "not run: the CUDA context was lost after an earlier error"
+                            : setup_error;
+        } else {
+          row = run_one(*instance, workload, implementation, sized, device, stream, context_lost);
+        }
+        row.date = date;
+        if (row.passed()) {
+          std::printf(" %10.3f ms %10s %-9s PASS\n", row.result.timing.median_ms,
+                      ladder::format_rate(row.result.rate).c_str(),
+                      ladder::rate_unit(workload.problem));
+        } else {
+          const std::string status_text = ladder::status_name(row.status);
+          const bool says_status = row.message.compare(0, status_text.size(), status_text) == 0;
+          std::printf(" %s%s\n", says_status ? "" : (status_text + ": ").c_str(),
+                      row.message.c_str());
+        }
+        std::fflush(stdout);
+        rows.push_back(row);
+      }
+    }
+    const auto seconds =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start)
+            .count();
+    std::cout << "\nAll " << plan.size() << " runs done in " << seconds << " s.\n\n";
+    if (stream != nullptr) {
+      (void)cudaStreamDestroy(stream);
+      stream = nullptr;
+    }
+
+    ladder::compute_ratios(rows);
+    const std::vector<ladder::GoalResult> goals =
+        ladder::evaluate_goals(ladder::performance_goals(), rows);
+    ladder::print_summary(std::cout, rows, goals);
+    if (any_matmul)
+      std::cout << ladder::kCublasMathNote << ".\n";
+
+    if (!options.csv_path.empty()) {
+      std::ostringstream csv;
+      ladder::write_csv(csv, rows, device.name);
+      if (!write_file(options.csv_path, csv.str(), "results CSV"))
+        status = course::kExitError;
+    }
+    if (!options.goals_csv_path.empty()) {
+      std::ostringstream csv;
+      ladder::write_goals_csv(csv, goals);
+      if (!write_file(options.goals_csv_path, csv.str(), "goals CSV"))
+        status = course::kExitError;
+    }
+
+    const auto count = [&](Status wanted) {
+      return std::count_if(rows.begin(), rows.end(),
+                           [&](const Row& row) { return row.status == wanted; });
+    };
+    const auto failed = count(Status::fail);
+    const auto errors = count(Status::error);
+    std::cout << "ladder: " << count(Status::pass) << " results, " << failed << " FAIL, " << errors
+              << " ERROR\n";
+    if (failed > 0) {
+      status = course::kExitCheckFailed;
+    } else if (errors > 0) {
+      status = course::kExitError;
+    }
+  } catch (const std::exception& error) {
+    if (stream != nullptr)
+      (void)cudaStreamDestroy(stream);
+    std::cerr << "error: " << error.what() << "\n";
+    return course::kExitError;
+  }
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string program = argc > 0 ? argv[0] : "ladder";
+  LadderOptions options;
+  try {
+    options = parse_command_line(argc, argv);
+  } catch (const course::UsageError& error) {
+    std::cerr << "error: " << error.what() << "\nrun '" << program << " --help' for the flags\n";
+    return course::kExitUsage;
+  }
+  if (options.help) {
+    std::cout << usage(program);
+    return course::kExitPass;
+  }
+  return run_ladder(options, program);
+}

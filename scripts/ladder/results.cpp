@@ -1,0 +1,394 @@
+#include "results.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <ostream>
+#include <sstream>
+
+namespace ladder {
+namespace {
+
+using course::Problem;
+
+constexpr double kPercent = 100.0;
+// Significant digits of the numbers in the CSV files.
+constexpr int kCsvDigits = 6;
+
+std::string number(double value) {
+  std::ostringstream out;
+  out.precision(kCsvDigits);
+  out << value;
+  return out.str();
+}
+
+std::string optional_number(const std::optional<double>& value) {
+  return value ? number(*value) : std::string();
+}
+
+// The row of `implementation` for `workload`, or nullptr.
+const Row* find_row(const std::vector<Row>& rows, const Workload& workload,
+                    const std::string& implementation) {
+  for (const Row& row : rows) {
+    if (row.implementation == implementation && same_workload(row.workload, workload))
+      return &row;
+  }
+  return nullptr;
+}
+
+// The nearest lower chapter than `chapter` with a row for `workload`, or nullptr.
+const Row* previous_chapter_row(const std::vector<Row>& rows, const Workload& workload,
+                                int chapter) {
+  const Row* previous = nullptr;
+  for (const Row& row : rows) {
+    if (row.chapter > 0 && row.chapter < chapter && same_workload(row.workload, workload) &&
+        (previous == nullptr || row.chapter > previous->chapter)) {
+      previous = &row;
+    }
+  }
+  return previous;
+}
+
+std::optional<double> ratio(double numerator, double denominator, double scale = 1.0) {
+  if (denominator <= 0 || numerator <= 0)
+    return std::nullopt;
+  return scale * numerator / denominator;
+}
+
+// A fixed-width text table: the first column left-aligned, the others right-aligned.
+std::string render_table(const std::vector<std::vector<std::string>>& cells,
+                         const std::string& indent) {
+  std::vector<std::size_t> widths;
+  for (const auto& line : cells) {
+    if (widths.size() < line.size())
+      widths.resize(line.size(), 0);
+    for (std::size_t c = 0; c < line.size(); ++c)
+      widths[c] = std::max(widths[c], line[c].size());
+  }
+  std::ostringstream out;
+  for (const auto& line : cells) {
+    std::string text = indent;
+    for (std::size_t c = 0; c < line.size(); ++c) {
+      const std::string padding(widths[c] - line[c].size(), ' ');
+      text += c == 0 ? line[c] + padding : "  " + padding + line[c];
+    }
+    while (!text.empty() && text.back() == ' ')
+      text.pop_back();
+    out << text << "\n";
+  }
+  return out.str();
+}
+
+std::string goal_unit(Goal::Kind kind) {
+  return kind == Goal::Kind::speedup_over_chapter ? "x" : "%";
+}
+
+std::string format_goal_value(double value, Goal::Kind kind) {
+  char text[32];
+  if (kind == Goal::Kind::speedup_over_chapter) {
+    std::snprintf(text, sizeof text, "%.2fx", value);
+  } else {
+    std::snprintf(text, sizeof text, "%.1f%%", value);
+  }
+  return text;
+}
+
+}  // namespace
+
+const char* status_name(Status status) {
+  switch (status) {
+    case Status::pass:
+      return "PASS";
+    case Status::fail:
+      return "FAIL";
+    case Status::error:
+      return "ERROR";
+  }
+  return "ERROR";
+}
+
+std::string chapter_label(int chapter) {
+  char text[16];
+  std::snprintf(text, sizeof text, "ch%02d", chapter);
+  return text;
+}
+
+void compute_ratios(std::vector<Row>& rows) {
+  for (Row& row : rows) {
+    row.ceiling_percent.reset();
+    row.cublas_percent.reset();
+    row.best_percent.reset();
+    row.speedup.reset();
+    if (!row.passed())
+      continue;
+    const double rate = row.result.rate;
+    row.ceiling_percent = ratio(rate, row.ceiling.rate, kPercent);
+
+    const Row* cublas = find_row(rows, row.workload, kCublasLabel);
+    if (cublas != nullptr && cublas->passed() && row.chapter > 0)
+      row.cublas_percent = ratio(rate, cublas->result.rate, kPercent);
+
+    if (row.chapter > 0) {
+      double best = 0;
+      for (const Row& other : rows) {
+        if (other.chapter > 0 && other.passed() && same_workload(other.workload, row.workload))
+          best = std::max(best, other.result.rate);
+      }
+      row.best_percent = ratio(rate, best, kPercent);
+
+      const Row* previous = previous_chapter_row(rows, row.workload, row.chapter);
+      if (previous != nullptr && previous->passed())
+        row.speedup = ratio(previous->result.timing.median_ms, row.result.timing.median_ms);
+    }
+  }
+}
+
+std::string csv_header() {
+  return "device,date,problem,sizes,chapter,implementation,status,median_ms,min_ms,max_ms,runs,"
+         "rate,rate_unit,peak_percent,peak_name,cublas_percent,best_percent,speedup,"
+         "ceiling_rate,ceiling_name,ceiling_percent,registers,shared_bytes,blocks_per_sm,"
+         "threads_per_block,local_bytes,kernel,message";
+}
+
+std::string csv_line(const Row& row, const std::string& device) {
+  using course::csv_field;
+  const course::RunResult& r = row.result;
+  const course::KernelResources kernel =
+      r.kernels.empty() ? course::KernelResources{} : r.kernels.back();
+  const bool has_kernel = !r.kernels.empty();
+  // Only a result that passed its check has performance figures: a wrong answer's time says
+  // nothing about the kernel that was meant.
+  const bool result = row.passed();
+  std::ostringstream line;
+  line << csv_field(device) << "," << row.date << "," << course::problem_name(row.workload.problem)
+       << "," << csv_field(size_label(row.workload)) << ","
+       << (row.chapter > 0 ? std::to_string(row.chapter) : std::string()) << ","
+       << csv_field(row.implementation) << "," << status_name(row.status) << ",";
+  if (result) {
+    line << number(r.timing.median_ms) << "," << number(r.timing.min_ms) << ","
+         << number(r.timing.max_ms) << "," << r.timing.runs << "," << number(r.rate) << ",";
+  } else {
+    line << ",,,,,";
+  }
+  line << rate_unit(row.workload.problem) << ","
+       << (result && r.peak_percent > 0 ? number(r.peak_percent) : std::string()) << ","
+       << csv_field(r.peak_name) << "," << optional_number(row.cublas_percent) << ","
+       << optional_number(row.best_percent) << "," << optional_number(row.speedup) << ","
+       << (row.ceiling.rate > 0 ? number(row.ceiling.rate) : std::string()) << ","
+       << csv_field(row.ceiling.name) << "," << optional_number(row.ceiling_percent) << ",";
+  if (has_kernel) {
+    line << kernel.registers << "," << kernel.static_shared + kernel.dynamic_shared << ","
+         << kernel.blocks_per_sm << "," << kernel.threads_per_block << "," << kernel.local_bytes
+         << ",";
+  } else {
+    line << ",,,,,";
+  }
+  line << csv_field(kernel.name) << "," << csv_field(row.message);
+  return line.str();
+}
+
+void write_csv(std::ostream& out, const std::vector<Row>& rows, const std::string& device) {
+  out << csv_header() << "\n";
+  for (const Row& row : rows)
+    out << csv_line(row, device) << "\n";
+}
+
+std::vector<Goal> performance_goals() {
+  const int size = 4096;
+  const int image = 8192;
+  const int mask = 13;
+  const Workload matmul = product_workload(Problem::matmul, size, size, size);
+  const Workload minplus = product_workload(Problem::minplus, size, size, size);
+  const Workload conv2d = conv2d_workload(image, image, mask, mask);
+  std::vector<Goal> goals;
+  goals.push_back({"matmul " + size_label(matmul) + ": chapter 2 at least 1.5x chapter 1", matmul,
+                   Goal::Kind::speedup_over_chapter, 2, 1, 1.5});
+  goals.push_back({"matmul " + size_label(matmul) + ": chapter 4 at least 65% of cuBLAS", matmul,
+                   Goal::Kind::percent_of_cublas, 4, 0, 65.0});
+  goals.push_back(
+      {"minplus " + size_label(minplus) + ": chapter 4 at least 70% of the min-plus step peak",
+       minplus, Goal::Kind::percent_of_peak, 4, 0, 70.0});
+  goals.push_back({"conv2d " + size_label(conv2d) + ": chapter 4 at least 3x chapter 2", conv2d,
+                   Goal::Kind::speedup_over_chapter, 4, 2, 3.0});
+  return goals;
+}
+
+std::string GoalResult::verdict() const {
+  if (!measured)
+    return "not measured";
+  return met() ? "met" : "missed";
+}
+
+std::vector<GoalResult> evaluate_goals(const std::vector<Goal>& goals,
+                                       const std::vector<Row>& rows) {
+  std::vector<GoalResult> results;
+  for (const Goal& goal : goals) {
+    GoalResult result;
+    result.goal = goal;
+    const Row* row = find_row(rows, goal.workload, chapter_label(goal.chapter));
+    if (row != nullptr && row->passed()) {
+      switch (goal.kind) {
+        case Goal::Kind::speedup_over_chapter: {
+          const Row* reference =
+              find_row(rows, goal.workload, chapter_label(goal.reference_chapter));
+          if (reference != nullptr && reference->passed())
+            result.measured = ratio(row->result.rate, reference->result.rate);
+          break;
+        }
+        case Goal::Kind::percent_of_cublas:
+          result.measured = row->cublas_percent;
+          break;
+        case Goal::Kind::percent_of_peak:
+          if (row->result.peak_percent > 0)
+            result.measured = row->result.peak_percent;
+          break;
+      }
+    }
+    results.push_back(result);
+  }
+  return results;
+}
+
+void write_goals_csv(std::ostream& out, const std::vector<GoalResult>& goals) {
+  out << "goal,target,measured,unit,verdict\n";
+  for (const GoalResult& result : goals) {
+    out << course::csv_field(result.goal.description) << "," << number(result.goal.target) << ","
+        << optional_number(result.measured) << "," << goal_unit(result.goal.kind) << ","
+        << result.verdict() << "\n";
+  }
+}
+
+std::string format_rate(double value) {
+  char text[32];
+  const double magnitude = std::fabs(value);
+  const int decimals = magnitude >= 100 ? 0 : magnitude >= 10 ? 1 : magnitude >= 1 ? 2 : 3;
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+void print_summary(std::ostream& out, const std::vector<Row>& rows,
+                   const std::vector<GoalResult>& goals) {
+  for (Problem problem : course::kAllProblems) {
+    // Implementations in order of first appearance (chapters, then the baseline) and workloads
+    // in the order they ran.
+    std::vector<std::string> implementations;
+    std::vector<Workload> workloads;
+    for (const Row& row : rows) {
+      if (row.workload.problem != problem)
+        continue;
+      if (std::find(implementations.begin(), implementations.end(), row.implementation) ==
+          implementations.end()) {
+        implementations.push_back(row.implementation);
+      }
+      const bool known = std::any_of(workloads.begin(), workloads.end(), [&](const Workload& w) {
+        return same_workload(w, row.workload);
+      });
+      if (!known)
+        workloads.push_back(row.workload);
+    }
+    if (workloads.empty())
+      continue;
+    std::stable_partition(implementations.begin(), implementations.end(),
+                          [](const std::string& label) { return label != kCublasLabel; });
+
+    std::vector<std::vector<std::string>> cells;
+    std::vector<std::string> header = {"size"};
+    header.insert(header.end(), implementations.begin(), implementations.end());
+    header.push_back("ceiling");
+    header.push_back("best chapter");
+    cells.push_back(header);
+    for (const Workload& workload : workloads) {
+      std::vector<std::string> line = {size_label(workload)};
+      const Row* best = nullptr;
+      std::string ceiling;
+      for (const std::string& implementation : implementations) {
+        const Row* row = find_row(rows, workload, implementation);
+        if (row == nullptr) {
+          line.push_back("-");
+          continue;
+        }
+        if (row->ceiling.rate > 0)
+          ceiling = format_rate(row->ceiling.rate) + " (" + row->ceiling.name + ")";
+        if (!row->passed()) {
+          line.push_back(status_name(row->status));
+          continue;
+        }
+        std::string cell = format_rate(row->result.rate);
+        if (row->speedup) {
+          char speedup[32];
+          std::snprintf(speedup, sizeof speedup, " (%.2fx)", *row->speedup);
+          cell += speedup;
+        }
+        line.push_back(cell);
+        if (row->chapter > 0 && (best == nullptr || row->result.rate > best->result.rate))
+          best = row;
+      }
+      line.push_back(ceiling.empty() ? "-" : ceiling);
+      std::string best_text = "-";
+      if (best != nullptr) {
+        char text[96];
+        if (best->cublas_percent) {
+          std::snprintf(text, sizeof text, "%s, %.0f%% of cuBLAS", best->implementation.c_str(),
+                        *best->cublas_percent);
+        } else if (best->ceiling_percent) {
+          std::snprintf(text, sizeof text, "%s, %.0f%% of %s", best->implementation.c_str(),
+                        *best->ceiling_percent, best->ceiling.name.c_str());
+        } else {
+          std::snprintf(text, sizeof text, "%s", best->implementation.c_str());
+        }
+        best_text = text;
+      }
+      line.push_back(best_text);
+      cells.push_back(line);
+    }
+    out << course::problem_name(problem) << " (" << rate_unit(problem)
+        << "; in brackets the speedup over the previous chapter)\n"
+        << render_table(cells, "  ") << "\n";
+  }
+
+  if (!goals.empty()) {
+    out << "Performance goals (on an H100 or H200)\n";
+    std::vector<std::vector<std::string>> cells;
+    for (const GoalResult& result : goals) {
+      cells.push_back({result.verdict(), result.goal.description,
+                       result.measured
+                           ? "measured " + format_goal_value(*result.measured, result.goal.kind)
+                           : std::string()});
+    }
+    // Left-align the description too: pad it by hand and join.
+    std::size_t verdict_width = 0;
+    std::size_t description_width = 0;
+    for (const auto& line : cells) {
+      verdict_width = std::max(verdict_width, line[0].size());
+      description_width = std::max(description_width, line[1].size());
+    }
+    for (const auto& line : cells) {
+      std::string text =
+          "  " + line[0] + std::string(verdict_width - line[0].size(), ' ') + "  " + line[1];
+      if (!line[2].empty())
+        text += std::string(description_width - line[1].size(), ' ') + "  " + line[2];
+      out << text << "\n";
+    }
+    out << "\n";
+  }
+
+  bool heading = false;
+  for (const Row& row : rows) {
+    if (row.passed())
+      continue;
+    if (!heading) {
+      out << "Not results (left out of the tables, the CSV's figures and the plot)\n";
+      heading = true;
+    }
+    const std::string status = status_name(row.status);
+    const bool says_status = row.message.compare(0, status.size(), status) == 0;
+    out << "  " << course::problem_name(row.workload.problem) << " " << size_label(row.workload)
+        << ", " << row.implementation << ": " << (says_status ? "" : status + ": ") << row.message
+        << "\n";
+  }
+  if (heading)
+    out << "\n";
+}
+
+}  // namespace ladder

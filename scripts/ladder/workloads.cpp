@@ -1,0 +1,325 @@
+#include "workloads.hpp"
+
+#include <charconv>
+#include <climits>
+#include <sstream>
+
+namespace ladder {
+namespace {
+
+using course::Problem;
+
+// Benchmark sizes: chosen so the whole ladder takes well under two minutes on an H100 or H200.
+constexpr int kProductSizes[] = {1024, 2048, 4096, 8192};
+constexpr int kMinplusSizes[] = {1024, 4096};
+constexpr int kConv2dSides[] = {4096, 8192};
+constexpr int kDefaultMaskSide = 13;
+constexpr int kConv1dLength = 1 << 24;
+constexpr int kDefaultTaps = 127;
+
+// Quick sizes: not multiples of 8, 16, 32 or 64, so every kernel's edge handling runs.
+constexpr int kQuickProductSizes[] = {67, 257};
+constexpr int kQuickMinplusSize = 129;
+constexpr int kQuickConv2dHeight = 131;
+constexpr int kQuickConv2dWidth = 97;
+constexpr int kQuickConv1dLength = 10007;
+
+constexpr double kFloatBytes = sizeof(float);
+
+// Powers of two from this one up are labelled 2^E (2^16 = 65536): "2^24" reads better than
+// "16777216".
+constexpr int kSmallestPowerLabel = 1 << 16;
+
+std::string count_label(long long value) {
+  if (value >= kSmallestPowerLabel && (value & (value - 1)) == 0) {
+    int exponent = 0;
+    while ((1LL << exponent) < value)
+      ++exponent;
+    return "2^" + std::to_string(exponent);
+  }
+  return std::to_string(value);
+}
+
+[[noreturn]] void fail(const std::string& flag, const std::string& value, const std::string& why) {
+  throw course::UsageError(flag + ": " + why + ", got \"" + value + "\"");
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::string part;
+  std::istringstream in(text);
+  while (std::getline(in, part, separator))
+    parts.push_back(part);
+  if (!text.empty() && text.back() == separator)
+    parts.emplace_back();
+  return parts;
+}
+
+}  // namespace
+
+Workload product_workload(Problem problem, int m, int n, int k) {
+  Workload workload;
+  workload.problem = problem;
+  workload.m = m;
+  workload.n = n;
+  workload.k = k;
+  return workload;
+}
+
+Workload conv2d_workload(int height, int width, int mask_rows, int mask_cols) {
+  Workload workload;
+  workload.problem = Problem::conv2d;
+  workload.height = height;
+  workload.width = width;
+  workload.mask_rows = mask_rows;
+  workload.mask_cols = mask_cols;
+  return workload;
+}
+
+Workload conv1d_workload(int signal_length, int taps) {
+  Workload workload;
+  workload.problem = Problem::conv1d;
+  workload.signal_length = signal_length;
+  workload.taps = taps;
+  return workload;
+}
+
+course::Options with_sizes(const Workload& workload, const course::Options& base) {
+  course::Options options = base;
+  options.problems = {workload.problem};
+  options.m = workload.m;
+  options.n = workload.n;
+  options.k = workload.k;
+  options.height = workload.height;
+  options.width = workload.width;
+  options.mask_rows = workload.mask_rows;
+  options.mask_cols = workload.mask_cols;
+  options.signal_length = workload.signal_length;
+  options.taps = workload.taps;
+  return options;
+}
+
+std::string size_label(const Workload& w) {
+  std::ostringstream out;
+  switch (w.problem) {
+    case Problem::matmul:
+    case Problem::minplus:
+      if (w.m == w.n && w.n == w.k) {
+        out << w.m;
+      } else {
+        out << w.m << "x" << w.n << "x" << w.k;
+      }
+      break;
+    case Problem::conv2d:
+      out << w.height << "x" << w.width << ", " << w.mask_rows << "x" << w.mask_cols << " mask";
+      break;
+    case Problem::conv1d:
+      out << count_label(w.signal_length) << ", " << w.taps << " taps";
+      break;
+  }
+  return out.str();
+}
+
+bool same_workload(const Workload& a, const Workload& b) {
+  if (a.problem != b.problem)
+    return false;
+  switch (a.problem) {
+    case Problem::matmul:
+    case Problem::minplus:
+      return a.m == b.m && a.n == b.n && a.k == b.k;
+    case Problem::conv2d:
+      return a.height == b.height && a.width == b.width && a.mask_rows == b.mask_rows &&
+             a.mask_cols == b.mask_cols;
+    case Problem::conv1d:
+      return a.signal_length == b.signal_length && a.taps == b.taps;
+  }
+  return false;
+}
+
+const char* rate_unit(Problem problem) {
+  switch (problem) {
+    case Problem::matmul:
+      return "TFLOP/s";
+    case Problem::minplus:
+      return "Tstep/s";
+    case Problem::conv2d:
+      return "Gpixel/s";
+    case Problem::conv1d:
+      return "Gsample/s";
+  }
+  return "";
+}
+
+double rate_scale(Problem problem) {
+  return problem == Problem::matmul || problem == Problem::minplus ? 1e12 : 1e9;
+}
+
+double work_per_run(const Workload& w) {
+  switch (w.problem) {
+    case Problem::matmul:
+      return 2.0 * w.m * w.n * w.k;
+    case Problem::minplus:
+      return 1.0 * w.m * w.n * w.k;
+    case Problem::conv2d:
+      return 1.0 * w.height * w.width;
+    case Problem::conv1d:
+      return 1.0 * w.signal_length + w.taps - 1;
+  }
+  return 0;
+}
+
+double flops_per_run(const Workload& w) {
+  switch (w.problem) {
+    case Problem::matmul:
+    case Problem::minplus:
+      return 2.0 * w.m * w.n * w.k;
+    case Problem::conv2d:
+      return 2.0 * w.height * w.width * w.mask_rows * w.mask_cols;
+    case Problem::conv1d:
+      return 2.0 * w.signal_length * w.taps;
+  }
+  return 0;
+}
+
+double bytes_per_run(const Workload& w) {
+  double elements = 0;
+  switch (w.problem) {
+    case Problem::matmul:
+    case Problem::minplus:
+      elements = 1.0 * w.m * w.k + 1.0 * w.k * w.n + 1.0 * w.m * w.n;
+      break;
+    case Problem::conv2d:
+      elements = 2.0 * w.height * w.width + 1.0 * w.mask_rows * w.mask_cols;
+      break;
+    case Problem::conv1d:
+      elements = 2.0 * w.signal_length + 2.0 * w.taps - 1;
+      break;
+  }
+  return elements * kFloatBytes;
+}
+
+Ceiling ceiling(const Workload& workload, const course::DeviceInfo& device) {
+  Ceiling result;
+  const double work = work_per_run(workload) / rate_scale(workload.problem);
+  // The arithmetic peak in FP32 operations per second; a min-plus step (an add and a min) issues
+  // at half the FMA rate and counts two operations, like an FMA.
+  const bool minplus = workload.problem == Problem::minplus;
+  const double peak_flops = minplus ? 2.0 * device.minplus_peak_steps() : device.fp32_peak_flops();
+  const double flops = flops_per_run(workload);
+  if (peak_flops > 0 && flops > 0)
+    result.compute_rate = work / (flops / peak_flops);
+  const double bandwidth = device.memory_bandwidth();
+  if (bandwidth > 0)
+    result.memory_rate = work / (bytes_per_run(workload) / bandwidth);
+
+  const bool memory_tighter = result.memory_rate > 0 && (result.compute_rate == 0 ||
+                                                         result.memory_rate < result.compute_rate);
+  if (memory_tighter) {
+    result.rate = result.memory_rate;
+    result.name = "memory bound";
+  } else if (result.compute_rate > 0) {
+    result.rate = result.compute_rate;
+    result.name = minplus ? "min-plus peak" : "FP32 peak";
+  }
+  return result;
+}
+
+std::vector<Workload> default_workloads() {
+  std::vector<Workload> workloads;
+  for (int size : kProductSizes)
+    workloads.push_back(product_workload(Problem::matmul, size, size, size));
+  for (int size : kMinplusSizes)
+    workloads.push_back(product_workload(Problem::minplus, size, size, size));
+  for (int side : kConv2dSides)
+    workloads.push_back(conv2d_workload(side, side, kDefaultMaskSide, kDefaultMaskSide));
+  workloads.push_back(conv1d_workload(kConv1dLength, kDefaultTaps));
+  return workloads;
+}
+
+std::vector<Workload> quick_workloads() {
+  std::vector<Workload> workloads;
+  for (int size : kQuickProductSizes)
+    workloads.push_back(product_workload(Problem::matmul, size, size, size));
+  workloads.push_back(product_workload(Problem::matmul, 65, 33, 127));  // m != n != k
+  workloads.push_back(
+      product_workload(Problem::minplus, kQuickMinplusSize, kQuickMinplusSize, kQuickMinplusSize));
+  workloads.push_back(
+      conv2d_workload(kQuickConv2dHeight, kQuickConv2dWidth, kDefaultMaskSide, kDefaultMaskSide));
+  workloads.push_back(conv1d_workload(kQuickConv1dLength, kDefaultTaps));
+  return workloads;
+}
+
+int parse_count(const std::string& flag, const std::string& text) {
+  const std::string expected = "expected a whole number from 1 to " + std::to_string(INT_MAX) +
+                               ", or 2^E with E from 0 to 30";
+  const std::size_t caret = text.find('^');
+  const bool power = caret != std::string::npos;
+  if (power && text.substr(0, caret) != "2")
+    fail(flag, text, expected);
+  const std::string digits = power ? text.substr(caret + 1) : text;
+  long long value = 0;
+  const char* first = digits.data();
+  const char* last = first + digits.size();
+  const auto [end, error] = std::from_chars(first, last, value);
+  if (digits.empty() || error != std::errc() || end != last)
+    fail(flag, text, expected);
+  if (power) {
+    if (value < 0 || value > 30)
+      fail(flag, text, expected);
+    value = 1LL << value;
+  }
+  if (value < 1 || value > INT_MAX)
+    fail(flag, text, expected);
+  return static_cast<int>(value);
+}
+
+std::vector<Workload> parse_sizes(const std::string& spec, int mask_rows, int mask_cols, int taps) {
+  const std::string flag = "--sizes";
+  const std::size_t equals = spec.find('=');
+  if (equals == std::string::npos)
+    fail(flag, spec, "expected PROBLEM=SIZE[,SIZE...], e.g. matmul=1024,4096");
+  Problem problem = Problem::matmul;
+  const std::string name = spec.substr(0, equals);
+  if (!course::parse_problem(name, problem))
+    fail(flag, spec, "unknown problem \"" + name + "\" (matmul, minplus, conv2d or conv1d)");
+  const std::string list = spec.substr(equals + 1);
+  if (list.empty())
+    fail(flag, spec, "expected at least one size after '='");
+
+  std::vector<Workload> workloads;
+  for (const std::string& size : split(list, ',')) {
+    const std::vector<std::string> sides = split(size, 'x');
+    std::vector<int> values;
+    for (const std::string& side : sides)
+      values.push_back(parse_count(flag, side));
+    switch (problem) {
+      case Problem::matmul:
+      case Problem::minplus:
+        if (values.size() == 1) {
+          workloads.push_back(product_workload(problem, values[0], values[0], values[0]));
+        } else if (values.size() == 3) {
+          workloads.push_back(product_workload(problem, values[0], values[1], values[2]));
+        } else {
+          fail(flag, spec, "a product size is N or MxNxK");
+        }
+        break;
+      case Problem::conv2d:
+        if (values.size() == 1) {
+          workloads.push_back(conv2d_workload(values[0], values[0], mask_rows, mask_cols));
+        } else if (values.size() == 2) {
+          workloads.push_back(conv2d_workload(values[0], values[1], mask_rows, mask_cols));
+        } else {
+          fail(flag, spec, "an image size is N or HxW");
+        }
+        break;
+      case Problem::conv1d:
+        if (values.size() != 1)
+          fail(flag, spec, "a signal size is one number");
+        workloads.push_back(conv1d_workload(values[0], taps));
+        break;
+    }
+  }
+  return workloads;
+}
+
+}  // namespace ladder

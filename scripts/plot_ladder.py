@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""Draws the performance ladder's plot from its CSV: rate per chapter for each problem.
+
+One panel per problem. Each size is a line through the chapters that carry the problem; cuBLAS
+(matmul) is a dashed line in the colour of its size; the hardware ceiling (the FP32 or min-plus
+peak, or the memory-bandwidth bound where it is lower) is a solid black line. Only runs that
+passed their check are drawn.
+
+    scripts/plot_ladder.py results/ladder.csv results/ladder    # writes ladder.png and ladder.svg
+
+Needs matplotlib (Debian/Ubuntu: python3-matplotlib). Exit status: 0 on success, 1 when the CSV
+cannot be read or has no passing results, 3 when matplotlib is missing.
+"""
+
+import argparse
+import csv
+import os
+import sys
+
+PROBLEM_ORDER = ("matmul", "minplus", "conv2d", "conv1d")
+CHAPTER_TITLES = {
+    1: "1\nglobal\nmemory",
+    2: "2\nstatic\nshared tile",
+    3: "3\ndynamic\nshared buffer",
+    4: "4\nregister\nblocking",
+}
+PROBLEM_TITLES = {
+    "matmul": "matmul (SGEMM)",
+    "minplus": "minplus (min-plus product)",
+    "conv2d": "conv2d",
+    "conv1d": "conv1d",
+}
+CUBLAS = "cuBLAS"
+# Headroom above the highest line, as a fraction of it.
+HEADROOM = 0.12
+
+
+def read_rows(path):
+    with open(path, newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        needed = {"device", "date", "problem", "sizes", "chapter", "implementation", "status",
+                  "rate", "rate_unit", "ceiling_rate", "ceiling_name"}
+        missing = needed - set(reader.fieldnames or [])
+        if missing:
+            names = ", ".join(sorted(missing))
+            raise ValueError(f"{path}: not a ladder CSV: missing columns {names}")
+        return list(reader)
+
+
+def format_rate(value):
+    magnitude = abs(value)
+    decimals = 0 if magnitude >= 100 else 1 if magnitude >= 10 else 2 if magnitude >= 1 else 3
+    return f"{value:.{decimals}f}"
+
+
+def ordered_unique(values):
+    seen = []
+    for value in values:
+        if value not in seen:
+            seen.append(value)
+    return seen
+
+
+def spread_labels(labels, gap):
+    """Label heights moved apart by at least @p gap, in order, so that none overlap."""
+    placed = []
+    for y, text, colour in sorted(labels):
+        if placed and y < placed[-1][0] + gap:
+            y = placed[-1][0] + gap
+        placed.append((y, text, colour))
+    return placed
+
+
+def draw_panel(axes, problem, rows, colormap):
+    """One problem: a line per size through the chapters, cuBLAS dashed, ceilings solid."""
+    from matplotlib.lines import Line2D
+
+    group = [r for r in rows if r["problem"] == problem]
+    unit = group[0]["rate_unit"]
+    passed = [r for r in group if r["status"] == "PASS"]
+    sizes = ordered_unique(r["sizes"] for r in group)
+    chapters = sorted({int(r["chapter"]) for r in group if r["chapter"]})
+    colours = {size: colormap(0.1 + 0.65 * i / max(1, len(sizes) - 1))
+               for i, size in enumerate(sizes)}
+    highest = 0.0
+    handles = []
+    end_labels = {}  # chapter -> [(rate, text, colour)] for the last point of each line
+    has_cublas = False
+
+    for size in sizes:
+        # A chapter that carries the problem but has no result here (FAIL, ERROR) leaves a gap,
+        # so the line never suggests a result that was not measured.
+        rates = {int(r["chapter"]): float(r["rate"])
+                 for r in passed if r["sizes"] == size and r["chapter"]}
+        if rates:
+            ys = [rates.get(chapter, float("nan")) for chapter in chapters]
+            handles += axes.plot(chapters, ys, marker="o", linewidth=2, markersize=6,
+                                 color=colours[size], label=size)
+            last = max(rates)
+            end_labels.setdefault(last, []).append(
+                (rates[last], format_rate(rates[last]), colours[size]))
+            highest = max(highest, max(rates.values()))
+        for row in passed:
+            if row["sizes"] == size and row["implementation"] == CUBLAS:
+                rate = float(row["rate"])
+                axes.axhline(rate, color=colours[size], linestyle="--", linewidth=1.3)
+                highest = max(highest, rate)
+                has_cublas = True
+    if has_cublas:
+        handles.append(Line2D([], [], color="grey", linestyle="--", linewidth=1.3,
+                              label="cuBLAS SGEMM\n(colour of its size)"))
+
+    # Ceilings: one line per distinct value (per size when they differ, as memory bounds do).
+    ceilings = {}
+    for row in group:
+        if row["ceiling_rate"]:
+            key = (row["ceiling_name"], round(float(row["ceiling_rate"]), 6))
+            ceilings.setdefault(key, []).append(row["sizes"])
+    for (name, rate), at_sizes in ceilings.items():
+        at_sizes = ordered_unique(at_sizes)
+        label = f"{name} {format_rate(rate)}"
+        if len(ceilings) > 1:
+            label += f" ({', '.join(at_sizes)})"
+        style = ":" if name == "memory bound" else "-"
+        # One ceiling for all sizes is black; several take the colour of their size.
+        colour = "black" if len(ceilings) == 1 else colours[at_sizes[0]]
+        axes.axhline(rate, color=colour, linestyle=style, linewidth=1.6)
+        axes.annotate(label, (0.99, rate), xycoords=("axes fraction", "data"),
+                      textcoords="offset points", xytext=(0, 3), fontsize=8, ha="right",
+                      color=colour)
+        highest = max(highest, rate)
+
+    top = max(highest, 1e-9) * (1 + HEADROOM)
+    for chapter, labels in end_labels.items():
+        for y, text, colour in spread_labels(labels, gap=0.045 * top):
+            axes.annotate(text, (chapter, y), textcoords="offset points", xytext=(7, -3),
+                          fontsize=8, color=colour)
+
+    if not passed:
+        axes.text(0.5, 0.5, "no passing results", transform=axes.transAxes, ha="center",
+                  va="center", color="grey")
+    axes.set_title(PROBLEM_TITLES.get(problem, problem), fontsize=11, fontweight="bold")
+    axes.set_ylabel(unit)
+    axes.set_xticks(chapters or [1])
+    axes.set_xticklabels([CHAPTER_TITLES.get(c, str(c)) for c in chapters or [1]], fontsize=8)
+    axes.set_xlim(min(chapters or [1]) - 0.35, max(chapters or [1]) + 0.6)
+    axes.set_ylim(0, top)
+    axes.grid(axis="y", alpha=0.3)
+    if handles:
+        axes.legend(handles=handles, fontsize=7.5, loc="best", framealpha=0.9, title="size",
+                    title_fontsize=8)
+
+
+def plot(rows, stem):
+    import matplotlib
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.hashsalt"] = "ladder"  # the same CSV gives the same SVG
+    import matplotlib.pyplot as plt
+
+    problems = [p for p in PROBLEM_ORDER if any(r["problem"] == p for r in rows)]
+    columns = 2 if len(problems) > 1 else 1
+    lines = (len(problems) + columns - 1) // columns
+    figure, axes_grid = plt.subplots(lines, columns, figsize=(6.2 * columns, 4.6 * lines),
+                                     squeeze=False)
+    colormap = plt.get_cmap("viridis")
+    for index, problem in enumerate(problems):
+        draw_panel(axes_grid[index // columns][index % columns], problem, rows, colormap)
+    for index in range(len(problems), lines * columns):
+        axes_grid[index // columns][index % columns].set_visible(False)
+
+    figure.suptitle(f"Performance ladder: {rows[0]['device']}, {rows[0]['date']}",
+                    fontsize=13, fontweight="bold")
+    figure.text(0.5, 0.005,
+                "Median of the timed runs; runs that failed their check are left out. "
+                "cuBLAS SGEMM: pedantic FP32 (TF32 off). Ceiling: FP32 peak (min-plus step "
+                "peak for minplus), or the memory-bandwidth bound where lower.",
+                ha="center", va="bottom", fontsize=8, wrap=True)
+    figure.tight_layout(rect=(0, 0.03, 1, 0.97))
+    written = []
+    for extension in ("png", "svg"):
+        path = f"{stem}.{extension}"
+        metadata = {"Date": None} if extension == "svg" else {"Software": None}
+        figure.savefig(path, dpi=130, metadata=metadata)
+        written.append(path)
+    plt.close(figure)
+    return written
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Plot the performance ladder's CSV.")
+    parser.add_argument("csv", help="the ladder's results CSV (results/ladder.csv)")
+    parser.add_argument("stem", help="output path without extension; .png and .svg are written")
+    args = parser.parse_args(argv)
+    try:
+        import importlib
+        importlib.import_module("matplotlib")  # only to report its absence clearly
+    except ImportError:
+        print("error: this Python has no matplotlib; install python3-matplotlib "
+              f"({sys.executable})", file=sys.stderr)
+        return 3
+    try:
+        rows = read_rows(args.csv)
+    except (OSError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    if not any(r["status"] == "PASS" for r in rows):
+        print(f"error: {args.csv}: no run passed its check; nothing to plot", file=sys.stderr)
+        return 1
+    directory = os.path.dirname(args.stem)
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+    for path in plot(rows, args.stem):
+        print(f"plot written to {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

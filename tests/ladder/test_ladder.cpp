@@ -1,0 +1,359 @@
+// CPU tests of the performance ladder's host code: sizes and labels, ceilings, the ratio
+// arithmetic, the goals, and the CSV writer (scripts/ladder/workloads.hpp, results.hpp).
+#include "catch.hpp"
+
+#include "results.hpp"
+#include "workloads.hpp"
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using course::Problem;
+using ladder::Row;
+using ladder::Status;
+using ladder::Workload;
+
+// A device with round numbers: 100 SMs x 128 lanes x 2 GHz x 2 = 51.2 TFLOP/s FP32, 12.8 T
+// min-plus steps/s, and 2 x 1 GHz x 4096 bits / 8 = 1.024 TB/s.
+course::DeviceInfo round_device() {
+  course::DeviceInfo device;
+  device.name = "Round GPU";
+  device.sms = 100;
+  device.fp32_lanes = 128;
+  device.clock_khz = 2000000;
+  device.memory_clock_khz = 1000000;
+  device.memory_bus_bits = 4096;
+  return device;
+}
+
+// A row of `implementation` on `workload` that took `median_ms`, with the rate that implies.
+Row make_row(const Workload& workload, const std::string& implementation, int chapter,
+             double median_ms, Status status = Status::pass) {
+  Row row;
+  row.date = "2025-01-15";
+  row.workload = workload;
+  row.implementation = implementation;
+  row.chapter = chapter;
+  row.status = status;
+  row.result.problem = workload.problem;
+  row.result.timing.median_ms = median_ms;
+  row.result.timing.min_ms = median_ms;
+  row.result.timing.max_ms = median_ms;
+  row.result.timing.runs = 10;
+  row.result.rate =
+      ladder::work_per_run(workload) / (median_ms * 1e-3) / ladder::rate_scale(workload.problem);
+  row.result.rate_unit = ladder::rate_unit(workload.problem);
+  row.ceiling = ladder::ceiling(workload, round_device());
+  if (status == Status::fail)
+    row.message = "FAIL: 3 elements outside the tolerance";
+  return row;
+}
+
+// Splits one CSV line into fields, undoing the quoting of course::csv_field().
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        fields.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        fields.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
+// The field of `line` under column `name` of `header`.
+std::string field(const std::string& header, const std::string& line, const std::string& name) {
+  const std::vector<std::string> names = split_csv(header);
+  const std::vector<std::string> values = split_csv(line);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name)
+      return i < values.size() ? values[i] : std::string("<missing>");
+  }
+  return "<no column " + name + ">";
+}
+
+const Workload kMatmul4096 = ladder::product_workload(Problem::matmul, 4096, 4096, 4096);
+const Workload kConv1d = ladder::conv1d_workload(1 << 24, 127);
+
+}  // namespace
+
+TEST_CASE("size labels are short and tell workloads apart", "[ladder]") {
+  CHECK(ladder::size_label(kMatmul4096) == "4096");
+  CHECK(ladder::size_label(ladder::product_workload(Problem::minplus, 300, 200, 100)) ==
+        "300x200x100");
+  CHECK(ladder::size_label(ladder::conv2d_workload(8192, 8192, 13, 13)) == "8192x8192, 13x13 mask");
+  CHECK(ladder::size_label(kConv1d) == "2^24, 127 taps");
+  CHECK(ladder::size_label(ladder::conv1d_workload(10007, 127)) == "10007, 127 taps");
+  CHECK(ladder::same_workload(kMatmul4096,
+                              ladder::product_workload(Problem::matmul, 4096, 4096, 4096)));
+  CHECK_FALSE(ladder::same_workload(kMatmul4096,
+                                    ladder::product_workload(Problem::minplus, 4096, 4096, 4096)));
+}
+
+TEST_CASE("sizes on the command line are parsed strictly", "[ladder]") {
+  CHECK(ladder::parse_count("--sizes", "2^24") == (1 << 24));
+  CHECK(ladder::parse_count("--sizes", "1000") == 1000);
+  CHECK_THROWS_AS(ladder::parse_count("--sizes", "0"), course::UsageError);
+  CHECK_THROWS_AS(ladder::parse_count("--sizes", "2^31"), course::UsageError);
+  CHECK_THROWS_AS(ladder::parse_count("--sizes", "3^4"), course::UsageError);
+  CHECK_THROWS_AS(ladder::parse_count("--sizes", "12a"), course::UsageError);
+  CHECK_THROWS_AS(ladder::parse_count("--sizes", ""), course::UsageError);
+
+  const std::vector<Workload> products =
+      ladder::parse_sizes("matmul=1024,300x200x100", 13, 13, 127);
+  REQUIRE(products.size() == 2);
+  CHECK(ladder::same_workload(products[0],
+                              ladder::product_workload(Problem::matmul, 1024, 1024, 1024)));
+  CHECK(
+      ladder::same_workload(products[1], ladder::product_workload(Problem::matmul, 300, 200, 100)));
+  const std::vector<Workload> images = ladder::parse_sizes("conv2d=512x256", 5, 3, 127);
+  REQUIRE(images.size() == 1);
+  CHECK(ladder::same_workload(images[0], ladder::conv2d_workload(512, 256, 5, 3)));
+  const std::vector<Workload> signals = ladder::parse_sizes("conv1d=2^20", 13, 13, 31);
+  REQUIRE(signals.size() == 1);
+  CHECK(ladder::same_workload(signals[0], ladder::conv1d_workload(1 << 20, 31)));
+
+  CHECK_THROWS_AS(ladder::parse_sizes("matmul", 13, 13, 127), course::UsageError);
+  CHECK_THROWS_AS(ladder::parse_sizes("gemm=1024", 13, 13, 127), course::UsageError);
+  CHECK_THROWS_AS(ladder::parse_sizes("matmul=", 13, 13, 127), course::UsageError);
+  CHECK_THROWS_AS(ladder::parse_sizes("matmul=10x20", 13, 13, 127), course::UsageError);
+  CHECK_THROWS_AS(ladder::parse_sizes("conv1d=10x20", 13, 13, 127), course::UsageError);
+  CHECK_THROWS_AS(ladder::parse_sizes("matmul=1024,", 13, 13, 127), course::UsageError);
+}
+
+TEST_CASE("the default plan holds the benchmark sizes the goals are measured on", "[ladder]") {
+  const std::vector<Workload> plan = ladder::default_workloads();
+  for (const ladder::Goal& goal : ladder::performance_goals()) {
+    bool found = false;
+    for (const Workload& workload : plan)
+      found = found || ladder::same_workload(workload, goal.workload);
+    CHECK(found);
+  }
+}
+
+TEST_CASE("ceilings: the arithmetic peak or the memory bound, whichever is lower", "[ladder]") {
+  const course::DeviceInfo device = round_device();
+  REQUIRE(device.fp32_peak_flops() == Approx(51.2e12));
+  REQUIRE(device.memory_bandwidth() == Approx(1.024e12));
+
+  const ladder::Ceiling matmul = ladder::ceiling(kMatmul4096, device);
+  CHECK(matmul.name == "FP32 peak");
+  CHECK(matmul.rate == Approx(51.2));  // TFLOP/s
+
+  const ladder::Ceiling minplus =
+      ladder::ceiling(ladder::product_workload(Problem::minplus, 4096, 4096, 4096), device);
+  CHECK(minplus.name == "min-plus peak");
+  CHECK(minplus.rate == Approx(12.8));  // Tstep/s: half the FMA rate
+
+  // conv2d with a 13 x 13 mask: 338 FLOP per pixel, so 51.2e12 / 338 pixels/s from arithmetic;
+  // 8 bytes per pixel at 1.024 TB/s gives 128 Gpixel/s from memory, which is tighter.
+  const ladder::Ceiling conv2d =
+      ladder::ceiling(ladder::conv2d_workload(8192, 8192, 13, 13), device);
+  CHECK(conv2d.compute_rate == Approx(51.2e12 / 338 / 1e9));
+  CHECK(conv2d.memory_rate == Approx(128.0).epsilon(1e-4));
+  CHECK(conv2d.name == "memory bound");
+  CHECK(conv2d.rate == Approx(conv2d.memory_rate));
+
+  // A matrix product of 4096 is arithmetic bound by far.
+  CHECK(matmul.memory_rate > 10 * matmul.compute_rate);
+
+  // bytes: inputs read once and the output written once.
+  CHECK(ladder::bytes_per_run(kMatmul4096) == Approx(3.0 * 4096 * 4096 * 4));
+  CHECK(ladder::bytes_per_run(kConv1d) == Approx(4.0 * ((1 << 24) + 127 + (1 << 24) + 126)));
+
+  course::DeviceInfo unknown = device;
+  unknown.fp32_lanes = 0;
+  unknown.memory_bus_bits = 0;
+  CHECK(ladder::ceiling(kMatmul4096, unknown).rate == 0);
+}
+
+TEST_CASE("ratios: speedup over the previous chapter, shares of cuBLAS and the best", "[ladder]") {
+  std::vector<Row> rows = {
+      make_row(kMatmul4096, "ch01", 1, 40.0),
+      make_row(kMatmul4096, "ch02", 2, 20.0),
+      make_row(kMatmul4096, "ch03", 3, 16.0, Status::fail),
+      make_row(kMatmul4096, "ch04", 4, 5.0),
+      make_row(kMatmul4096, ladder::kCublasLabel, 0, 4.0),
+      make_row(kConv1d, "ch01", 1, 3.0),
+      make_row(kConv1d, "ch03", 3, 1.0),
+  };
+  ladder::compute_ratios(rows);
+
+  CHECK_FALSE(rows[0].speedup);  // chapter 1 has no previous chapter
+  REQUIRE(rows[1].speedup);
+  CHECK(*rows[1].speedup == Approx(2.0));
+  CHECK_FALSE(rows[2].speedup);  // a FAIL gets no ratios at all
+  CHECK_FALSE(rows[2].cublas_percent);
+  CHECK_FALSE(rows[2].ceiling_percent);
+  CHECK_FALSE(rows[3].speedup);  // its previous chapter failed: never a reference
+
+  REQUIRE(rows[3].cublas_percent);
+  CHECK(*rows[3].cublas_percent == Approx(80.0));
+  CHECK(*rows[0].cublas_percent == Approx(10.0));
+  CHECK_FALSE(rows[4].cublas_percent);  // the baseline against itself says nothing
+  CHECK_FALSE(rows[4].best_percent);
+  REQUIRE(rows[4].ceiling_percent);
+
+  CHECK(*rows[3].best_percent == Approx(100.0));
+  CHECK(*rows[1].best_percent == Approx(25.0));
+
+  // 2 x 4096^3 FLOP in 5 ms is 27.49 TFLOP/s, of a 51.2 TFLOP/s peak.
+  CHECK(rows[3].result.rate == Approx(27.4878).epsilon(1e-4));
+  CHECK(*rows[3].ceiling_percent == Approx(100.0 * 27.4878 / 51.2).epsilon(1e-4));
+
+  // conv1d: chapter 2 does not carry it, so chapter 3 is compared with chapter 1.
+  REQUIRE(rows[6].speedup);
+  CHECK(*rows[6].speedup == Approx(3.0));
+  CHECK_FALSE(rows[6].cublas_percent);
+}
+
+TEST_CASE("goals: met, missed, or not measured", "[ladder]") {
+  const Workload minplus = ladder::product_workload(Problem::minplus, 4096, 4096, 4096);
+  const Workload conv2d = ladder::conv2d_workload(8192, 8192, 13, 13);
+  std::vector<Row> rows = {
+      make_row(kMatmul4096, "ch01", 1, 30.0),
+      make_row(kMatmul4096, "ch02", 2, 15.0),
+      make_row(kMatmul4096, "ch04", 4, 5.0),
+      make_row(kMatmul4096, ladder::kCublasLabel, 0, 4.0),
+      make_row(minplus, "ch04", 4, 10.0),
+      make_row(conv2d, "ch02", 2, 6.0),
+      make_row(conv2d, "ch04", 4, 2.5, Status::fail),
+  };
+  rows[4].result.peak_percent = 69.0;
+  ladder::compute_ratios(rows);
+  const std::vector<ladder::GoalResult> goals =
+      ladder::evaluate_goals(ladder::performance_goals(), rows);
+  REQUIRE(goals.size() == 4);
+  REQUIRE(goals[0].measured);
+  CHECK(*goals[0].measured == Approx(2.0));
+  CHECK(goals[0].verdict() == "met");
+  CHECK(*goals[1].measured == Approx(80.0));
+  CHECK(goals[1].verdict() == "met");
+  CHECK(*goals[2].measured == Approx(69.0));
+  CHECK(goals[2].verdict() == "missed");
+  CHECK_FALSE(goals[3].measured);  // chapter 4's conv2d failed its check
+  CHECK(goals[3].verdict() == "not measured");
+
+  std::ostringstream csv;
+  ladder::write_goals_csv(csv, goals);
+  const std::string text = csv.str();
+  CHECK(text.rfind("goal,target,measured,unit,verdict\n", 0) == 0);
+  CHECK(text.find("\"conv2d 8192x8192, 13x13 mask: chapter 4 at least 3x chapter 2\",3,,x,"
+                  "not measured") != std::string::npos);
+}
+
+TEST_CASE("the CSV writer: one field per column, FAILs without figures", "[ladder]") {
+  std::vector<Row> rows = {
+      make_row(kMatmul4096, "ch01", 1, 40.0),
+      make_row(kMatmul4096, "ch02", 2, 20.0, Status::fail),
+      make_row(kMatmul4096, ladder::kCublasLabel, 0, 4.0),
+      make_row(kConv1d, "ch01", 1, 3.0),
+  };
+  course::KernelResources kernel;
+  kernel.name = "ch01::product_kernel<course::PlusTimes, (course::ThreadMapping)0>";
+  kernel.registers = 40;
+  kernel.static_shared = 1024;
+  kernel.dynamic_shared = 512;
+  kernel.blocks_per_sm = 6;
+  kernel.threads_per_block = 256;
+  rows[0].result.kernels = {kernel};
+  rows[0].result.peak_percent = 6.5;
+  ladder::compute_ratios(rows);
+
+  std::ostringstream out;
+  ladder::write_csv(out, rows, "Round GPU, rev \"B\"");
+  std::istringstream in(out.str());
+  std::string header;
+  std::getline(in, header);
+  CHECK(header == ladder::csv_header());
+  const std::size_t columns = split_csv(header).size();
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(line);
+  REQUIRE(lines.size() == rows.size());
+  for (const std::string& line : lines)
+    CHECK(split_csv(line).size() == columns);
+
+  const std::string& pass = lines[0];
+  CHECK(field(header, pass, "device") == "Round GPU, rev \"B\"");
+  CHECK(field(header, pass, "date") == "2025-01-15");
+  CHECK(field(header, pass, "problem") == "matmul");
+  CHECK(field(header, pass, "sizes") == "4096");
+  CHECK(field(header, pass, "chapter") == "1");
+  CHECK(field(header, pass, "status") == "PASS");
+  CHECK(std::stod(field(header, pass, "median_ms")) == Approx(40.0));
+  CHECK(std::stod(field(header, pass, "rate")) == Approx(3.43597).epsilon(1e-4));
+  CHECK(field(header, pass, "rate_unit") == "TFLOP/s");
+  CHECK(std::stod(field(header, pass, "cublas_percent")) == Approx(10.0));
+  CHECK(std::stod(field(header, pass, "peak_percent")) == Approx(6.5));
+  CHECK(field(header, pass, "speedup").empty());
+  CHECK(field(header, pass, "registers") == "40");
+  CHECK(field(header, pass, "shared_bytes") == "1536");
+  CHECK(field(header, pass, "blocks_per_sm") == "6");
+  CHECK(field(header, pass, "kernel") == kernel.name);
+  CHECK(field(header, pass, "ceiling_name") == "FP32 peak");
+
+  const std::string& fail = lines[1];
+  CHECK(field(header, fail, "status") == "FAIL");
+  CHECK(field(header, fail, "median_ms").empty());
+  CHECK(field(header, fail, "rate").empty());
+  CHECK(field(header, fail, "cublas_percent").empty());
+  CHECK(field(header, fail, "message") == "FAIL: 3 elements outside the tolerance");
+
+  const std::string& baseline = lines[2];
+  CHECK(field(header, baseline, "chapter").empty());
+  CHECK(field(header, baseline, "implementation") == "cuBLAS");
+  CHECK(field(header, baseline, "registers").empty());
+
+  CHECK(field(header, lines[3], "sizes") == "2^24, 127 taps");
+}
+
+TEST_CASE("the committed sample CSV has the writer's columns", "[ladder]") {
+  std::ifstream sample(COURSE_LADDER_SAMPLE_CSV);
+  REQUIRE(sample.good());
+  std::string header;
+  std::getline(sample, header);
+  CHECK(header == ladder::csv_header());
+}
+
+TEST_CASE("rates print with three significant digits", "[ladder]") {
+  CHECK(ladder::format_rate(41.23) == "41.2");
+  CHECK(ladder::format_rate(5.214) == "5.21");
+  CHECK(ladder::format_rate(0.8531) == "0.853");
+  CHECK(ladder::format_rate(203.4) == "203");
+}
+
+TEST_CASE("the summary marks failures and leaves them out of the figures", "[ladder]") {
+  std::vector<Row> rows = {
+      make_row(kMatmul4096, "ch01", 1, 40.0),
+      make_row(kMatmul4096, "ch02", 2, 20.0, Status::fail),
+      make_row(kMatmul4096, ladder::kCublasLabel, 0, 4.0),
+  };
+  ladder::compute_ratios(rows);
+  std::ostringstream out;
+  ladder::print_summary(out, rows, ladder::evaluate_goals(ladder::performance_goals(), rows));
+  const std::string text = out.str();
+  CHECK(text.find("matmul (TFLOP/s") != std::string::npos);
+  CHECK(text.find("FAIL") != std::string::npos);
+  CHECK(text.find("ch01, 10% of cuBLAS") != std::string::npos);
+  CHECK(text.find("not measured") != std::string::npos);
+  CHECK(text.find("Not results") != std::string::npos);
+}

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Tests of scripts/update_results_table.py on the committed sample CSV: the table goes between
+the markers and nowhere else, a second run changes nothing, missing markers are an error, and runs
+that failed their check are not shown as results.
+
+    python3 tests/ladder/test_update_results_table.py
+"""
+
+import contextlib
+import io
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+
+import update_results_table as table  # noqa: E402
+
+SAMPLE_CSV = os.path.join(HERE, "sample_ladder.csv")
+SAMPLE_GOALS = os.path.join(HERE, "sample_ladder_goals.csv")
+
+README = """# A course
+
+Some text before.
+
+## Results
+
+<!-- ladder:begin -->
+An old table.
+<!-- ladder:end -->
+
+## After
+
+Text after.
+"""
+
+
+def run(*args):
+    """Runs the script's main() quietly; returns (status, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = table.main(list(args))
+    return status, out.getvalue(), err.getvalue()
+
+
+class UpdateResultsTableTest(unittest.TestCase):
+    def setUp(self):
+        self.folder = tempfile.mkdtemp()
+        self.readme = os.path.join(self.folder, "README.md")
+        with open(self.readme, "w", encoding="utf-8") as handle:
+            handle.write(README)
+
+    def tearDown(self):
+        shutil.rmtree(self.folder)
+
+    def read_readme(self):
+        with open(self.readme, encoding="utf-8") as handle:
+            return handle.read()
+
+    def test_table_goes_between_the_markers_only(self):
+        status, out, _ = run(SAMPLE_CSV, "--goals", SAMPLE_GOALS, "--readme", self.readme)
+        self.assertEqual(status, 0)
+        self.assertIn("results table updated", out)
+        text = self.read_readme()
+        before, rest = text.split(table.BEGIN_MARKER)
+        inside, after = rest.split(table.END_MARKER)
+        self.assertEqual(before, README.split(table.BEGIN_MARKER)[0])
+        self.assertEqual(after, README.split(table.END_MARKER)[1])
+        self.assertNotIn("An old table", inside)
+        self.assertIn("**Example GPU**", inside)  # names the GPU
+        self.assertIn("2025-01-15", inside)       # and the date
+        self.assertIn("| problem | size | ch 1 | ch 2 | ch 3 | ch 4 | cuBLAS |", inside)
+        self.assertIn("| matmul | 4096 | 4.60 | 9.40 (2.04x) |", inside)
+        self.assertIn("ch 4: 84% of cuBLAS", inside)
+        self.assertIn("CUBLAS_PEDANTIC_MATH", inside)
+        self.assertIn("chapter 4 at least 65% of cuBLAS: **met** (84.0%)", inside)
+
+    def test_second_run_changes_nothing(self):
+        args = (SAMPLE_CSV, "--goals", SAMPLE_GOALS, "--readme", self.readme)
+        self.assertEqual(run(*args)[0], 0)
+        first = self.read_readme()
+        status, out, _ = run(*args)
+        self.assertEqual(status, 0)
+        self.assertIn("already up to date", out)
+        self.assertEqual(self.read_readme(), first)
+        self.assertEqual(first.count(table.BEGIN_MARKER), 1)
+        self.assertEqual(first.count(table.END_MARKER), 1)
+
+    def test_failed_runs_are_marked_not_shown(self):
+        run(SAMPLE_CSV, "--readme", self.readme)
+        text = self.read_readme()
+        line = next(l for l in text.splitlines() if l.startswith("| minplus | 1024 |"))
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        self.assertEqual(cells[4], "FAIL")            # chapter 3 failed its check
+        self.assertEqual(cells[5], "10.9")            # so chapter 4 has no speedup over it
+        self.assertIn("minplus 1024 ch03 (FAIL)", text)
+
+    def test_missing_markers_fail_clearly(self):
+        with open(self.readme, "w", encoding="utf-8") as handle:
+            handle.write("# A course\n\n<!-- ladder:begin -->\nno end marker\n")
+        status, _, err = run(SAMPLE_CSV, "--readme", self.readme)
+        self.assertEqual(status, 1)
+        self.assertIn("<!-- ladder:end -->", err)
+        self.assertIn("not found", err)
+        with open(self.readme, encoding="utf-8") as handle:
+            self.assertIn("no end marker", handle.read())  # left untouched
+
+    def test_markers_out_of_order_or_repeated_fail(self):
+        with self.assertRaises(table.TableError):
+            table.replace_between_markers(
+                f"{table.END_MARKER}\n{table.BEGIN_MARKER}\n", "block")
+        with self.assertRaises(table.TableError):
+            table.replace_between_markers(
+                f"{table.BEGIN_MARKER}\n{table.END_MARKER}\n{table.BEGIN_MARKER}\n", "block")
+
+    def test_image_link_is_relative_to_the_readme(self):
+        image = os.path.join(self.folder, "results", "ladder.svg")
+        run(SAMPLE_CSV, "--readme", self.readme, "--image", image)
+        self.assertIn("](results/ladder.svg)", self.read_readme())
+
+    def test_not_a_ladder_csv(self):
+        bad = os.path.join(self.folder, "bad.csv")
+        with open(bad, "w", encoding="utf-8") as handle:
+            handle.write("a,b\n1,2\n")
+        status, _, err = run(bad, "--readme", self.readme)
+        self.assertEqual(status, 1)
+        self.assertIn("not a ladder CSV", err)
+        self.assertEqual(self.read_readme(), README)
+
+    def test_rate_formatting_matches_the_ladder(self):
+        self.assertEqual(table.format_rate(41.23), "41.2")
+        self.assertEqual(table.format_rate(5.214), "5.21")
+        self.assertEqual(table.format_rate(0.8531), "0.853")
+        self.assertEqual(table.format_rate(203.4), "203")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
