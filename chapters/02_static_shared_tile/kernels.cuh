@@ -24,12 +24,14 @@ namespace ch02 {
 
 /// The exercises of this chapter, for the hint printed when a check fails.
 inline constexpr course::Exercise kExercises[] = {
-    {"2.1", "matmul", "load one tile of A and one of B, identity outside the matrices"},
-    {"2.1", "minplus", "load one tile of A and one of B, identity outside the matrices"},
-    {"2.2", "matmul", "barrier, the reduction over the tiles in shared memory, barrier"},
-    {"2.2", "minplus", "barrier, the reduction over the tiles in shared memory, barrier"},
-    {"2.3", "conv2d", "stage the input tile with its halo, and the mask, in shared memory"},
-    {"2.4", "conv2d", "barrier, then the sum over the mask from shared memory"},
+    {"2.1", "matmul", "one tile entry, the identity outside the matrix"},
+    {"2.1", "minplus", "one tile entry, the identity outside the matrix"},
+    {"2.2", "matmul", "store this step's elements in the tiles, then a barrier"},
+    {"2.2", "minplus", "store this step's elements in the tiles, then a barrier"},
+    {"2.3", "matmul", "the reduction over the tiles in shared memory, then a barrier"},
+    {"2.3", "minplus", "the reduction over the tiles in shared memory, then a barrier"},
+    {"2.4", "conv2d", "stage the input tile with its halo, and the mask, in shared memory"},
+    {"2.5", "conv2d", "barrier, then the sum over the mask from shared memory"},
 };
 
 /// Tile widths of the matrix product compiled into this chapter (`--tile`), the default first.
@@ -58,12 +60,30 @@ std::string list_text(const int (&list)[Count]) {
   return text;
 }
 
+/// One tile entry: element (@p r, @p c) of the @p rows x @p cols row-major matrix @p M, or the
+/// semiring's identity where (r, c) falls outside it, so that any m, n, k works.
+template <typename Semiring>
+__device__ float element_or_identity(const float* M, int rows, int cols, int r, int c) {
+  // EXERCISE 2.1 begin: one tile entry, the identity outside the matrix
+  // Return M[r][c] (row-major, index in size_t as in chapter 1) when r < rows and c < cols,
+  // and Semiring::identity() otherwise, so that tile entries outside the matrix change nothing.
+  (void)M;
+  (void)rows;
+  (void)cols;
+  (void)r;
+  (void)c;
+  return Semiring::identity();  // replace: as written, every tile entry is the identity
+  // EXERCISE 2.1 end
+}
+
 /// Matrix product over @p Semiring: a block of Tile x Tile threads computes a Tile x Tile tile of
 /// C, thread (x, y) the element in row y and column x of it. The block walks along k one step of
-/// Tile at a time. At each step every thread copies one element of A's tile and one of B's into
+/// Tile at a time. At each step every thread stores one element of A's tile and one of B's in
 /// shared memory (the semiring's identity where the tile sticks out of the matrix), the block
 /// waits until both tiles are complete, every thread combines its row of the A tile with its
 /// column of the B tile, and the block waits again before the next step overwrites the tiles.
+/// Each thread fetches its elements of the next step from global memory right after the first
+/// barrier, so those loads are in flight while the block computes from shared memory.
 /// A warp spans whole tile rows (one for T = 32, two for T = 16), so its loads of A and B are
 /// coalesced; in shared memory it reads one A element per tile row (a broadcast) and consecutive
 /// B elements (distinct banks, or the same words twice: a broadcast) at a time.
@@ -83,19 +103,23 @@ __global__ void __launch_bounds__(product_threads(Tile))
   // No early return for threads outside C: every thread must reach every barrier, and these
   // threads still copy their share of the tiles.
   float acc = Semiring::identity();
+  // This thread's share of the first step: A[row][tx] and B[ty][col].
+  float a_next = element_or_identity<Semiring>(A, m, k, row, tx);
+  float b_next = element_or_identity<Semiring>(B, k, n, ty, col);
   for (int step = 0; step < k; step += Tile) {
-    // EXERCISE 2.1 begin: load one tile of A and one of B, identity outside the matrices
-    // Thread (tx, ty) copies A[row][step + tx] into a_tile[ty][tx] and B[step + ty][col] into
-    // b_tile[ty][tx], or Semiring::identity() where that index falls outside A or B. Index in
-    // size_t, as in chapter 1.
-    a_tile[ty][tx] = Semiring::identity();  // replace these two lines: as written, the tiles
-    b_tile[ty][tx] = Semiring::identity();  // hold nothing but the identity
-    // EXERCISE 2.1 end
-    // EXERCISE 2.2 begin: barrier, the reduction over the tiles in shared memory, barrier
-    // Wait until the whole block has stored its tiles (__syncthreads()); combine acc with
-    // a_tile[ty][p] and b_tile[p][tx] for p from 0 to Tile - 1; then wait again, so that no
-    // thread overwrites the tiles at the next step while another one is still reading them.
+    // EXERCISE 2.2 begin: store this step's elements in the tiles, then a barrier
+    // Store this thread's elements, a_next and b_next, at [ty][tx] of a_tile and b_tile, then wait
+    // until the whole block has stored its elements (__syncthreads()).
+    (void)a_tile;  // silences "declared but never referenced" until you use the tiles
+    (void)b_tile;
     // EXERCISE 2.2 end
+    // Ask for the next step's elements now; they arrive while the block computes this step.
+    a_next = element_or_identity<Semiring>(A, m, k, row, step + Tile + tx);
+    b_next = element_or_identity<Semiring>(B, k, n, step + Tile + ty, col);
+    // EXERCISE 2.3 begin: the reduction over the tiles in shared memory, then a barrier
+    // Combine acc with a_tile[ty][p] and b_tile[p][tx] for p from 0 to Tile - 1, then wait again,
+    // so that no thread overwrites the tiles at the next step while another is still reading them.
+    // EXERCISE 2.3 end
   }
   if (row < m && col < n)
     C[static_cast<size_t>(row) * n + col] = acc;
@@ -122,7 +146,7 @@ __global__ void __launch_bounds__(kConvThreads)
   const int block_y = blockIdx.y * kConvBlock;  // ... and row
   const int x = block_x + tx;
   const int y = block_y + ty;
-  // EXERCISE 2.3 begin: stage the input tile with its halo, and the mask, in shared memory
+  // EXERCISE 2.4 begin: stage the input tile with its halo, and the mask, in shared memory
   // Copy img[first_y + r][first_x + c] into tile[r][c] for every r and c below kTileSide, where
   // first_y = block_y - kRadius and first_x = block_x - kRadius: the tile is larger than the
   // block, so each thread copies the entries (ty + i * kConvBlock, tx + j * kConvBlock). Store 0
@@ -130,13 +154,13 @@ __global__ void __launch_bounds__(kConvThreads)
   // mask_tile, the threads sharing the Mask * Mask entries.
   (void)tile;       // delete these two lines: they only keep the compiler from warning that the
   (void)mask_tile;  // arrays are never used
-  // EXERCISE 2.3 end
+  // EXERCISE 2.4 end
   float sum = 0.0f;
-  // EXERCISE 2.4 begin: barrier, then the sum over the mask from shared memory
+  // EXERCISE 2.5 begin: barrier, then the sum over the mask from shared memory
   // Wait until the tile and the mask are complete (__syncthreads()); then, for every mask entry
   // (p, q), add mask_tile[p][q] times the tile entry of img[y + kRadius - p][x + kRadius - q]
   // to sum. out[y][x] itself sits at tile[ty + kRadius][tx + kRadius].
-  // EXERCISE 2.4 end
+  // EXERCISE 2.5 end
   if (x < w && y < h)
     out[static_cast<size_t>(y) * w + x] = sum;
 }

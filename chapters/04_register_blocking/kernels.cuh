@@ -67,11 +67,13 @@ inline constexpr int kQuadsPerPanelRow = kTile / kQuad;
 /// 3% (see the lesson); leaving the argument out made ptxas settle on 128 by itself, with the same
 /// loss.
 inline constexpr int kProductMinBlocksPerSm = 1;
-/// Workspace slots (course::device_workspace) for the transposed A and the padded B.
+/// Workspace slot (course::device_workspace) of the transposed, padded A.
 inline constexpr int kWorkspaceTransposedA = 0;
+/// Workspace slot (course::device_workspace) of the padded B.
 inline constexpr int kWorkspacePaddedB = 1;
 /// Tile side of the transpose pre-pass (a 32 x 32 tile through shared memory, 32 x 8 threads).
 inline constexpr int kTransposeTile = 32;
+/// Rows of the transpose tile that its 32 x 8 threads copy per pass.
 inline constexpr int kTransposeRowsPerPass = 8;
 
 static_assert(kTile * kBatch == kProductThreads * kQuad,
@@ -150,7 +152,7 @@ __device__ __forceinline__ void store_block(float* __restrict__ c, int m, int n,
 }
 
 /// The register-blocked product over @p Semiring: block (bx, by) computes
-/// `C[64*by .. +63][64*bx .. +63]`. @p at is A transposed and padded (padded_k x padded_m),
+/// `C[64*by + (0..63)][64*bx + (0..63)]`; @p at is A transposed and padded (padded_k x padded_m),
 /// @p bp is B padded (padded_k x padded_n); both padded with `Semiring::identity()`, so the loop
 /// over k has no bounds checks. Only the stores into C (m x n) are checked.
 template <class Semiring>
@@ -328,6 +330,7 @@ inline constexpr int kStrip = 8;
 /// With 32 / kStrip threads per row, the float4 window reads of 8 neighbouring lanes (4 per
 /// row, 2 rows) land on 32 distinct banks (see conv_tile()).
 inline constexpr int kStripThreadsX = 4;
+/// Threads per conv2d block along y: one row of strips each.
 inline constexpr int kStripThreadsY = 64;
 /// The largest mask side, as in chapter 3.
 inline constexpr int kMaxMaskSide = 63;

@@ -24,12 +24,14 @@ namespace ch02 {
 
 /// The exercises of this chapter, for the hint printed when a check fails.
 inline constexpr course::Exercise kExercises[] = {
-    {"2.1", "matmul", "load one tile of A and one of B, identity outside the matrices"},
-    {"2.1", "minplus", "load one tile of A and one of B, identity outside the matrices"},
-    {"2.2", "matmul", "barrier, the reduction over the tiles in shared memory, barrier"},
-    {"2.2", "minplus", "barrier, the reduction over the tiles in shared memory, barrier"},
-    {"2.3", "conv2d", "stage the input tile with its halo, and the mask, in shared memory"},
-    {"2.4", "conv2d", "barrier, then the sum over the mask from shared memory"},
+    {"2.1", "matmul", "one tile entry, the identity outside the matrix"},
+    {"2.1", "minplus", "one tile entry, the identity outside the matrix"},
+    {"2.2", "matmul", "store this step's elements in the tiles, then a barrier"},
+    {"2.2", "minplus", "store this step's elements in the tiles, then a barrier"},
+    {"2.3", "matmul", "the reduction over the tiles in shared memory, then a barrier"},
+    {"2.3", "minplus", "the reduction over the tiles in shared memory, then a barrier"},
+    {"2.4", "conv2d", "stage the input tile with its halo, and the mask, in shared memory"},
+    {"2.5", "conv2d", "barrier, then the sum over the mask from shared memory"},
 };
 
 /// Tile widths of the matrix product compiled into this chapter (`--tile`), the default first.
@@ -58,12 +60,23 @@ std::string list_text(const int (&list)[Count]) {
   return text;
 }
 
+/// One tile entry: element (@p r, @p c) of the @p rows x @p cols row-major matrix @p M, or the
+/// semiring's identity where (r, c) falls outside it, so that any m, n, k works.
+template <typename Semiring>
+__device__ float element_or_identity(const float* M, int rows, int cols, int r, int c) {
+  // EXERCISE 2.1 begin: one tile entry, the identity outside the matrix
+  return r < rows && c < cols ? M[static_cast<size_t>(r) * cols + c] : Semiring::identity();
+  // EXERCISE 2.1 end
+}
+
 /// Matrix product over @p Semiring: a block of Tile x Tile threads computes a Tile x Tile tile of
 /// C, thread (x, y) the element in row y and column x of it. The block walks along k one step of
-/// Tile at a time. At each step every thread copies one element of A's tile and one of B's into
+/// Tile at a time. At each step every thread stores one element of A's tile and one of B's in
 /// shared memory (the semiring's identity where the tile sticks out of the matrix), the block
 /// waits until both tiles are complete, every thread combines its row of the A tile with its
 /// column of the B tile, and the block waits again before the next step overwrites the tiles.
+/// Each thread fetches its elements of the next step from global memory right after the first
+/// barrier, so those loads are in flight while the block computes from shared memory.
 /// A warp spans whole tile rows (one for T = 32, two for T = 16), so its loads of A and B are
 /// coalesced; in shared memory it reads one A element per tile row (a broadcast) and consecutive
 /// B elements (distinct banks, or the same words twice: a broadcast) at a time.
@@ -83,22 +96,24 @@ __global__ void __launch_bounds__(product_threads(Tile))
   // No early return for threads outside C: every thread must reach every barrier, and these
   // threads still copy their share of the tiles.
   float acc = Semiring::identity();
+  // This thread's share of the first step: A[row][tx] and B[ty][col].
+  float a_next = element_or_identity<Semiring>(A, m, k, row, tx);
+  float b_next = element_or_identity<Semiring>(B, k, n, ty, col);
   for (int step = 0; step < k; step += Tile) {
-    // EXERCISE 2.1 begin: load one tile of A and one of B, identity outside the matrices
-    const int a_col = step + tx;  // this thread copies A[row][a_col] ...
-    const int b_row = step + ty;  // ... and B[b_row][col]
-    a_tile[ty][tx] =
-        row < m && a_col < k ? A[static_cast<size_t>(row) * k + a_col] : Semiring::identity();
-    b_tile[ty][tx] =
-        b_row < k && col < n ? B[static_cast<size_t>(b_row) * n + col] : Semiring::identity();
-    // EXERCISE 2.1 end
-    // EXERCISE 2.2 begin: barrier, the reduction over the tiles in shared memory, barrier
+    // EXERCISE 2.2 begin: store this step's elements in the tiles, then a barrier
+    a_tile[ty][tx] = a_next;
+    b_tile[ty][tx] = b_next;
     __syncthreads();  // both tiles are complete before anyone reads them
+    // EXERCISE 2.2 end
+    // Ask for the next step's elements now; they arrive while the block computes this step.
+    a_next = element_or_identity<Semiring>(A, m, k, row, step + Tile + tx);
+    b_next = element_or_identity<Semiring>(B, k, n, step + Tile + ty, col);
+    // EXERCISE 2.3 begin: the reduction over the tiles in shared memory, then a barrier
 #pragma unroll
     for (int p = 0; p < Tile; ++p)
       acc = Semiring::combine(acc, a_tile[ty][p], b_tile[p][tx]);
     __syncthreads();  // nobody still reads the tiles when the next step overwrites them
-    // EXERCISE 2.2 end
+    // EXERCISE 2.3 end
   }
   if (row < m && col < n)
     C[static_cast<size_t>(row) * n + col] = acc;
@@ -125,7 +140,7 @@ __global__ void __launch_bounds__(kConvThreads)
   const int block_y = blockIdx.y * kConvBlock;  // ... and row
   const int x = block_x + tx;
   const int y = block_y + ty;
-  // EXERCISE 2.3 begin: stage the input tile with its halo, and the mask, in shared memory
+  // EXERCISE 2.4 begin: stage the input tile with its halo, and the mask, in shared memory
   const int first_y = block_y - kRadius;  // image row of tile row 0
   const int first_x = block_x - kRadius;  // image column of tile column 0
   // The tile is larger than the block: the block covers it in kConvBlock x kConvBlock patches.
@@ -139,9 +154,9 @@ __global__ void __launch_bounds__(kConvThreads)
   }
   for (int i = ty * kConvBlock + tx; i < Mask * Mask; i += kConvThreads)
     mask_tile[i / Mask][i % Mask] = mask[i];
-  // EXERCISE 2.3 end
+  // EXERCISE 2.4 end
   float sum = 0.0f;
-  // EXERCISE 2.4 begin: barrier, then the sum over the mask from shared memory
+  // EXERCISE 2.5 begin: barrier, then the sum over the mask from shared memory
   __syncthreads();  // the tile and the mask are complete before anyone reads them
   // out[y][x] sits at tile[ty + kRadius][tx + kRadius]; img[y + kRadius - p][x + kRadius - q]
   // is kRadius - p rows and kRadius - q columns away from it.
@@ -153,7 +168,7 @@ __global__ void __launch_bounds__(kConvThreads)
     for (int q = 0; q < Mask; ++q)
       sum += mask_tile[p][q] * tile[center_y + kRadius - p][center_x + kRadius - q];
   }
-  // EXERCISE 2.4 end
+  // EXERCISE 2.5 end
   if (x < w && y < h)
     out[static_cast<size_t>(y) * w + x] = sum;
 }

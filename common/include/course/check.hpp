@@ -4,7 +4,7 @@
 ///
 /// ## The tolerance rule (the only place it is defined)
 /// An element passes when `|got - ref| <= atol + rtol * |ref|` and `got` is not NaN, where for a
-/// result that sums @f$ L @f$ products of inputs bounded by @f$ M_a @f$ and @f$ M_b @f$:
+/// result that sums `L` products of inputs bounded by `Ma` and `Mb` in magnitude:
 /// - `atol = 2 * L * eps * Ma * Mb`: each of the L additions of a float sum may round by half an
 ///   ulp of the running sum; their errors mostly cancel, so the observed error is about a tenth of
 ///   `L * eps * Ma * Mb`, and the factor 2 leaves a margin of about 20 without letting a missing or

@@ -9,6 +9,10 @@
 
 #include <string>
 
+/// The course library (`common/`): everything a chapter needs besides its kernels: the problems
+/// and their launcher signatures, the shared driver, the command line, seeded inputs, the CPU
+/// references and the checks against them, timing with CUDA events, device information, reports
+/// and launch helpers.
 namespace course {
 
 /// The problems carried through the chapters.

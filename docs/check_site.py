@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""Checks a built edition of the course site: the pages a reader needs are there, and nothing on
+it points nowhere.
+
+  check_site.py HTML_DIR --edition full|student --chapters ch01,ch02 [--skip-if-missing]
+
+Fails (status 1, one line per problem) unless:
+- the main page, the tools, instructors, results and API pages exist, with the API reference of
+  namespace course, of every listed chapter's namespace and the file list;
+- there is a page for exactly the listed chapters (chNN.html), each linking to the previous and
+  next chapter and showing each of its diagrams (docs/diagrams/chNN_*.dot) as an image; every
+  chapter after the first has its "what changed" page, and the full edition has each chapter's
+  "exercises solved" page while the student edition has none, nor any page of a file in
+  solutions/;
+- the results page shows the committed plot, or says that none is committed;
+- no page shows Doxygen or Markdown syntax that failed to render (`@ref`, a code fence);
+- every internal link, image, stylesheet, script, frame and object resolves to a file of the site,
+  and every `#fragment` to an anchor of its page; this covers the tree view's and the search's
+  JavaScript indexes too;
+- nothing is loaded from the network (no CDN for formulas or scripts): the site reads offline.
+
+With --skip-if-missing a site that was not built is reported as "SKIPPED: docs not built" (for
+CTest) instead of failing. Only the Python standard library is used.
+"""
+
+import argparse
+import re
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+LINK_ATTRIBUTES = {"a": "href", "link": "href", "img": "src", "script": "src", "iframe": "src",
+                   "object": "data", "embed": "src", "area": "href", "frame": "src"}
+SVG_LINK = re.compile(r"""(?:xlink:href|href)\s*=\s*["']([^"']+)["']""")
+JS_TARGET = re.compile(r"""["']([A-Za-z0-9_./\-]+\.html(?:#[A-Za-z0-9_\-:.]*)?)["']""")
+LEFTOVERS = [
+    (re.compile(r"(?<![\w])[@\\](?:ref|subpage|dotfile|htmlinclude|image)\b"),
+     "an unrendered Doxygen command"),
+    (re.compile(r"^\s*(?:```|~~~)", re.MULTILINE), "an unrendered code fence"),
+    (re.compile(r"</?(?:tt|code|b|em)>"), "HTML tags shown as text"),
+]
+
+
+class PageParser(HTMLParser):
+    """Collects a page's anchors, links and visible text."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.anchors = set()
+        self.links = []  # (tag, url, line)
+        self.text = []
+        self.images = []
+        self._skip = 0
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        for key in ("id", "name"):
+            if attributes.get(key):
+                self.anchors.add(attributes[key])
+        wanted = LINK_ATTRIBUTES.get(tag)
+        if wanted and attributes.get(wanted):
+            self.links.append((tag, attributes[wanted], self.getpos()[0]))
+            if tag in ("img", "iframe", "object", "embed"):
+                self.images.append(attributes[wanted])
+        if tag in ("script", "style"):
+            self._skip += 1
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if tag in ("script", "style"):
+            self._skip -= 1
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style") and self._skip:
+            self._skip -= 1
+
+    def handle_data(self, data):
+        if not self._skip:
+            self.text.append(data)
+
+
+class Site:
+    def __init__(self, root):
+        self.root = root.resolve()
+        self.pages = {}
+        self.problems = []
+        self.checked_links = 0
+
+    def page(self, path):
+        """The parsed HTML page at @p path (cached)."""
+        path = path.resolve()
+        if path not in self.pages:
+            parser = PageParser()
+            parser.feed(path.read_text(encoding="utf-8", errors="replace"))
+            self.pages[path] = parser
+        return self.pages[path]
+
+    def problem(self, where, text):
+        self.problems.append(f"{where}: {text}")
+
+    def rel(self, path):
+        return path.resolve().relative_to(self.root).as_posix()
+
+    def check_target(self, where, origin, url):
+        """Checks that @p url, found in the file @p origin, resolves inside the site."""
+        parts = urlsplit(url)
+        if parts.scheme or url.startswith("//"):
+            if parts.scheme in ("http", "https", "mailto", "data", "javascript"):
+                return
+            self.problem(where, f"link '{url}' uses an unexpected scheme")
+            return
+        self.checked_links += 1
+        if parts.path:
+            target = (origin.parent / unquote(parts.path)).resolve()
+        else:
+            target = origin.resolve()
+        try:
+            target.relative_to(self.root)
+        except ValueError:
+            self.problem(where, f"link '{url}' leaves the site")
+            return
+        if target.is_dir():
+            target = target / "index.html"
+        if not target.is_file():
+            self.problem(where, f"link '{url}': {self.rel(target) if self.inside(target) else target}"
+                                " does not exist")
+            return
+        if parts.fragment and target.suffix == ".html":
+            if unquote(parts.fragment) not in self.page(target).anchors:
+                self.problem(where, f"link '{url}': no anchor '{parts.fragment}' in "
+                                    f"{self.rel(target)}")
+
+    def inside(self, path):
+        try:
+            path.relative_to(self.root)
+            return True
+        except ValueError:
+            return False
+
+    def check_links(self):
+        for path in sorted(self.root.rglob("*.html")):
+            parsed = self.page(path)
+            for tag, url, line in parsed.links:
+                if tag != "a" and urlsplit(url).scheme in ("http", "https") or \
+                        tag != "a" and url.startswith("//"):
+                    self.problem(f"{self.rel(path)}:{line}",
+                                 f"<{tag}> loads '{url}' from the network: the site must work offline")
+                    continue
+                self.check_target(f"{self.rel(path)}:{line}", path, url)
+            text = "".join(parsed.text)
+            for pattern, what in LEFTOVERS:
+                found = pattern.search(text)
+                if found:
+                    snippet = text[max(0, found.start() - 30):found.end() + 30].replace("\n", " ")
+                    self.problem(self.rel(path), f"{what}: ...{snippet.strip()}...")
+        for path in sorted(self.root.rglob("*.svg")):
+            for url in SVG_LINK.findall(path.read_text(encoding="utf-8", errors="replace")):
+                if not url.startswith("#"):
+                    self.check_target(self.rel(path), path, url)
+        # The tree view and the search index name pages from JavaScript.
+        # navtreeindex*.js only maps pages to tree positions (Doxygen lists some member anchors
+        # there that only the namespace page carries), so only its pages must exist.
+        # The same holds for the NAVTREEINDEX list at the end of navtreedata.js.
+        scripts = [self.root / "navtreedata.js", *sorted(self.root.glob("navtreeindex*.js"))]
+        for path in scripts:
+            if not path.is_file():
+                continue
+            text = path.read_text(encoding="utf-8")
+            tree, _, index = text.partition("var NAVTREEINDEX")
+            if path.name.startswith("navtreeindex"):
+                tree, index = "", text
+            for url in JS_TARGET.findall(tree):
+                self.check_target(self.rel(path), path, url)
+            for url in JS_TARGET.findall(index):
+                self.check_target(self.rel(path), path, url.split("#")[0])
+        for path in sorted((self.root / "search").glob("*.js")) if (self.root / "search").is_dir() \
+                else []:
+            for url in JS_TARGET.findall(path.read_text(encoding="utf-8")):
+                self.check_target(self.rel(path), path, url)
+
+
+def check_pages(site, edition, chapters):
+    root = site.root
+    required = ["index", "tools", "instructors", "results", "api", "files", "namespacecourse"]
+    required += [f"namespace{key}" for key in chapters]
+    for name in required:
+        if not (root / f"{name}.html").is_file():
+            site.problem(f"{name}.html", "missing")
+
+    numbers = sorted(int(key[2:]) for key in chapters)
+    present = sorted(p.stem for p in root.glob("ch[0-9][0-9].html"))
+    expected = [f"ch{n:02d}" for n in numbers]
+    if present != expected:
+        site.problem("chapters", f"expected pages for {', '.join(expected) or 'no chapter'}, "
+                                 f"found {', '.join(present) or 'none'}")
+    for index, key in enumerate(expected):
+        path = root / f"{key}.html"
+        if not path.is_file():
+            continue
+        parsed = site.page(path)
+        hrefs = {urlsplit(url).path for tag, url, _ in parsed.links if tag == "a"}
+        neighbours = expected[max(0, index - 1):index] + expected[index + 1:index + 2]
+        for neighbour in neighbours:
+            if f"{neighbour}.html" not in hrefs:
+                site.problem(path.name, f"no link to the neighbouring chapter {neighbour}.html")
+        if "index.html" not in hrefs:
+            site.problem(path.name, "no link back to the course map (index.html)")
+        diagrams = [url for url in parsed.images if urlsplit(url).path.startswith(f"dot_{key}_")]
+        if not diagrams:
+            site.problem(path.name, f"shows no diagram (docs/diagrams/{key}_*.dot)")
+        for extra, wanted in ((f"{key}_changes", int(key[2:]) > 1),
+                              (f"{key}_solution", edition == "full")):
+            exists = (root / f"{extra}.html").is_file()
+            if wanted and not exists:
+                site.problem(f"{extra}.html", "missing")
+            if wanted and f"{extra}.html" not in hrefs:
+                site.problem(path.name, f"no link to {extra}.html")
+            if not wanted and exists:
+                site.problem(f"{extra}.html", f"must not be in the {edition} edition")
+        changes = root / f"{key}_changes.html"
+        if int(key[2:]) > 1 and changes.is_file() and \
+                'class="course-diff"' not in changes.read_text(encoding="utf-8"):
+            site.problem(changes.name, "shows no diff")
+
+    # The student edition documents the student's files and must not show any solution file.
+    if edition == "student":
+        for path in sorted(root.glob("*.html")):
+            title = re.search(r"<title>([^<]*)</title>", path.read_text(encoding="utf-8"))
+            if title and "solutions/" in title.group(1) or path.name.endswith("_solution.html"):
+                site.problem(path.name, "a solution page in the student edition")
+
+    results = root / "results.html"
+    if results.is_file():
+        parsed = site.page(results)
+        text = " ".join("".join(parsed.text).split())
+        has_plot = any("ladder" in url for url in parsed.images)
+        if not has_plot and "No plot is committed yet" not in text:
+            site.problem(results.name, "neither shows the plot nor says that none is committed")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("html", type=Path, help="the edition's HTML directory")
+    parser.add_argument("--edition", choices=("full", "student"), required=True)
+    parser.add_argument("--chapters", default="", help="comma-separated chapter keys: ch01,ch02")
+    parser.add_argument("--skip-if-missing", action="store_true")
+    args = parser.parse_args()
+
+    if not (args.html / "index.html").is_file():
+        if args.skip_if_missing:
+            print(f"SKIPPED: docs not built ({args.edition} edition: no index.html in "
+                  f"{args.html}; build the 'docs' target)")
+            return 0
+        print(f"{args.html}/index.html: missing: the site was not built", file=sys.stderr)
+        return 1
+    if (args.html / "DOXYGEN_FAILED.txt").is_file():
+        print(f"{args.html}: the last build of the {args.edition} edition failed (Doxygen "
+              "warnings): build the docs target to see them", file=sys.stderr)
+        return 1
+    chapters = [c for c in args.chapters.split(",") if c]
+    for key in chapters:
+        if not re.fullmatch(r"ch\d\d", key):
+            parser.error(f"--chapters: '{key}' is not a chapter key like ch01")
+    site = Site(args.html)
+    check_pages(site, args.edition, chapters)
+    site.check_links()
+    for problem in site.problems:
+        print(f"check_site: {problem}", file=sys.stderr)
+    summary = (f"{args.edition} edition: {len(site.pages)} pages, {site.checked_links} links, "
+               f"{len(chapters)} chapter(s)")
+    if site.problems:
+        print(f"check_site: FAILED, {len(site.problems)} problem(s) ({summary})", file=sys.stderr)
+        return 1
+    print(f"check_site: OK ({summary})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Runs Doxygen for one edition of the course site and reports its warnings against the files
+people edit.
+
+The pages Doxygen reads are generated (make_pages.py); a warning about line 40 of a generated page
+is reported here as the line of the lesson, README or docs/pages file it came from (linemap.json),
+and every path is shown relative to the repository. Any warning fails the run, as does a non-zero
+status from Doxygen (its configuration already says WARN_AS_ERROR = FAIL_ON_WARNINGS).
+
+The HTML output directory is emptied first, so pages of a chapter that no longer exists do not
+linger. Afterwards the chapters' diagrams are shown at their intended size, scaling down with the
+window. Only the Python standard library is used.
+"""
+
+import argparse
+import json
+import re
+import shutil
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+FAILED_MARKER = "DOXYGEN_FAILED.txt"
+MESSAGE = re.compile(r"^(?P<file>[^:\n]+?):(?P<line>\d+): (?P<text>.*)$")
+# The chapters' diagrams (docs/diagrams, \dotfile) are drawn as PNG at twice the screen's
+# resolution (dpi=192 in each .dot file), so that text and lines stay sharp and look the same in
+# every browser. Doxygen shows them at their full pixel size; they are shown at half of it and
+# scale down with a narrow window (course.css: img.course-diagram).
+DIAGRAM_IMAGE = re.compile(r'<img src="(dot_ch[0-9]{2}_[A-Za-z0-9_]+\.png)"[^>]*/>')
+DIAGRAM_SCALE = 2
+# Markdown images in SVG (the ladder's plot) become objects of their natural size; as images
+# they scale down too.
+SVG_OBJECT = re.compile(
+    r'<object type="image/svg\+xml" data="([A-Za-z0-9_.\-]+\.svg)" '
+    r'style="pointer-events: none;"></object>')
+
+
+def png_width(path):
+    """The width in pixels of the PNG file at @p path (from its IHDR chunk)."""
+    header = path.read_bytes()[:24]
+    if header[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError(f"{path}: not a PNG file")
+    return struct.unpack(">I", header[16:20])[0]
+
+
+def scalable_diagrams(html_dir):
+    """Shows the chapters' diagrams at their intended size and the SVG images as images, both
+    scaling down with the page."""
+    for page in html_dir.glob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        new = DIAGRAM_IMAGE.sub(
+            lambda m: (f'<img class="course-diagram" src="{m.group(1)}" '
+                       f'width="{png_width(html_dir / m.group(1)) // DIAGRAM_SCALE}" '
+                       f'alt="diagram {m.group(1)[4:-4]}"/>'), text)
+        new = SVG_OBJECT.sub(
+            lambda m: f'<img class="course-diagram" src="{m.group(1)}" alt="{m.group(1)}"/>', new)
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+
+
+def translate(line, pages_dir, linemap, source):
+    """@p line with a generated page's position replaced by its source's, paths made relative."""
+    match = MESSAGE.match(line)
+    if not match:
+        return line.replace(str(source) + "/", "")
+    path = Path(match.group("file"))
+    number = int(match.group("line"))
+    text = match.group("text")
+    if path.parent == pages_dir and path.name in linemap:
+        origins = linemap[path.name]
+        if 1 <= number <= len(origins) and origins[number - 1]:
+            rel, source_line = origins[number - 1]
+            return f"{rel}:{source_line}: {text}"
+        return f"{path.name} (a generated page of the docs; line {number}): {text}"
+    try:
+        shown = path.resolve().relative_to(source).as_posix()
+    except ValueError:
+        shown = str(path)
+    return f"{shown}:{number}: {text}".replace(str(source) + "/", "")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--doxygen", required=True, help="the doxygen executable")
+    parser.add_argument("--doxyfile", required=True, type=Path)
+    parser.add_argument("--work", required=True, type=Path,
+                        help="make_pages.py's output: pages/ and linemap.json")
+    parser.add_argument("--html", required=True, type=Path, help="Doxygen's HTML output directory")
+    parser.add_argument("--source", required=True, type=Path, help="the repository's root")
+    args = parser.parse_args()
+
+    source = args.source.resolve()
+    pages_dir = (args.work / "pages").resolve()
+    linemap = json.loads((args.work / "linemap.json").read_text(encoding="utf-8"))
+    if args.html.exists():
+        shutil.rmtree(args.html)
+
+    result = subprocess.run([args.doxygen, str(args.doxyfile)], cwd=args.work,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    warnings = 0
+    shown = set()
+    for line in result.stdout.splitlines():
+        if not line.strip():
+            continue
+        line = translate(line, pages_dir, linemap, source)
+        if line in shown:  # Doxygen repeats some warnings once per output it writes
+            continue
+        shown.add(line)
+        if re.search(r"\b(warning|error):", line):
+            warnings += 1
+        print(line, file=sys.stderr)
+    if result.returncode != 0 or warnings:
+        print(f"docs: Doxygen reported {warnings} warning(s) (status {result.returncode}); "
+              "warnings are errors in this course", file=sys.stderr)
+        # Doxygen writes its pages even when it fails; this file tells check_site.py (and the
+        # CTest test that runs it) that they are not to be trusted.
+        args.html.mkdir(parents=True, exist_ok=True)
+        (args.html / FAILED_MARKER).write_text(
+            f"Doxygen reported {warnings} warning(s); see the output of the docs target.\n",
+            encoding="utf-8")
+        return 1
+    scalable_diagrams(args.html)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
