@@ -196,8 +196,11 @@ Options parse_options(int argc, const char* const* argv, const ChapterFlags& fla
       throw UsageError("unknown flag " + quoted(argv[i]) + " for this chapter");
     }
   }
+  const bool runs_conv1d =
+      options.problems.empty() || std::find(options.problems.begin(), options.problems.end(),
+                                            Problem::conv1d) != options.problems.end();
   const long long conv1d_outputs = static_cast<long long>(options.signal_length) + options.taps - 1;
-  if (conv1d_outputs > INT_MAX) {
+  if (runs_conv1d && conv1d_outputs > INT_MAX) {
     throw UsageError("-n / --taps: the conv1d output length n + m - 1 = " +
                      std::to_string(conv1d_outputs) + " exceeds " + std::to_string(INT_MAX));
   }
@@ -230,7 +233,7 @@ std::string usage(const std::string& program, const ChapterFlags& flags) {
     out << "  --tile T          product tile width: " << join(flags.tiles, ", ") << "\n";
   }
   if (!flags.blocks.empty()) {
-    out << "  --block B         convolution block width: " << join(flags.blocks, ", ") << "\n";
+    out << "  --block B         conv2d block width: " << join(flags.blocks, ", ") << "\n";
   }
   if (flags.mapping) {
     out << "  --mapping M       coalesced (default: consecutive threads, consecutive columns)\n"

@@ -2,7 +2,10 @@
 
 #include "course/cuda_check.hpp"
 
+#include <limits>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 
 namespace course {
 namespace {
@@ -27,6 +30,14 @@ void require_device_memory(std::size_t bytes, const char* what) {
             << " free of " << mebibytes(total_bytes);
     throw CudaError(message.str(), cudaErrorMemoryAllocation);
   }
+}
+
+std::size_t checked_bytes(std::size_t count, std::size_t element_size, const char* what) {
+  if (element_size != 0 && count > std::numeric_limits<std::size_t>::max() / element_size) {
+    throw std::length_error(std::string(what) + ": " + std::to_string(count) +
+                            " elements are more bytes than a 64-bit size can count");
+  }
+  return count * element_size;
 }
 
 void* device_allocate(std::size_t bytes, const char* what) {

@@ -5,6 +5,7 @@
 #include "course/signal_demo.hpp"
 
 #include <iostream>
+#include <limits>
 #include <new>
 #include <sstream>
 #include <stdexcept>
@@ -60,10 +61,15 @@ std::string join_exercises(const Chapter& chapter, Problem problem) {
 
 ProblemInstance::ProblemInstance(Problem problem, const Options& options)
     : problem_(problem), options_(options) {
-  const std::size_t bytes =
-      (element_count(problem, options, 0) + element_count(problem, options, 1) +
-       element_count(problem, options, 2)) *
-      sizeof(float);
+  const std::size_t elements = element_count(problem, options, 0) +
+                               element_count(problem, options, 1) +
+                               element_count(problem, options, 2);
+  if (elements > std::numeric_limits<std::size_t>::max() / sizeof(float)) {
+    throw std::length_error(std::string(problem_name(problem)) + " at " + sizes() + " needs " +
+                            std::to_string(elements) +
+                            " floats, more bytes than a 64-bit size can count");
+  }
+  const std::size_t bytes = elements * sizeof(float);
   const std::string what = std::string(problem_name(problem)) + " at " + sizes();
   require_device_memory(bytes, what.c_str());
   host_first_ = draw_input(problem, options, 0);
@@ -218,7 +224,7 @@ std::string describe_variant(Problem problem, const Options& options, const Chap
   if (product && !flags.tiles.empty()) {
     out << "tile=" << (options.launch.tile != 0 ? options.launch.tile : flags.tiles.front());
   }
-  if (!product && !flags.blocks.empty()) {
+  if (problem == Problem::conv2d && !flags.blocks.empty()) {
     out << "block=" << (options.launch.block != 0 ? options.launch.block : flags.blocks.front());
   }
   return out.str();

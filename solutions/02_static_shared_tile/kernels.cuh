@@ -11,6 +11,7 @@
 
 #include <cuda_runtime.h>
 
+#include <climits>
 #include <cstddef>
 #include <iterator>
 #include <string>
@@ -203,6 +204,10 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
   course::require_positive(m, "m");
   course::require_positive(n, "n");
   course::require_positive(k, "k");
+  // The loop over k steps past k by up to two tiles (the next step's fetch): keep that in an int.
+  course::require(k <= INT_MAX - 2 * kTiles[0], "k = " + std::to_string(k) +
+                                                    " is too large: at most " +
+                                                    std::to_string(INT_MAX - 2 * kTiles[0]));
   const int tile = options.tile != 0 ? options.tile : kTiles[0];
   launch_product_tile<Semiring>(A, B, C, m, n, k, tile, stream);
 }

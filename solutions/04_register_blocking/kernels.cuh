@@ -536,7 +536,7 @@ __global__ void __launch_bounds__(ThreadsX* ThreadsY)
   float* dst = out + static_cast<std::size_t>(y) * w + x;
   const bool aligned =
       w % kQuad == 0 && reinterpret_cast<std::uintptr_t>(out) % sizeof(float4) == 0;
-  if (aligned && x + Strip <= w) {
+  if (aligned && x <= w - Strip) {  // not x + Strip <= w, which overflows near INT_MAX
 #pragma unroll
     for (int q = 0; q < Strip / kQuad; ++q) {
       reinterpret_cast<float4*>(dst)[q] = make_float4(acc[q * kQuad + 0], acc[q * kQuad + 1],

@@ -14,6 +14,10 @@ namespace course {
 /// bytes asked for and the free and total memory of the device.
 void* device_allocate(std::size_t bytes, const char* what);
 
+/// @p count * @p element_size, or a thrown std::length_error naming @p what if the product does
+/// not fit in a std::size_t.
+std::size_t checked_bytes(std::size_t count, std::size_t element_size, const char* what);
+
 /// Frees memory from device_allocate(); never throws (it runs in destructors).
 void device_free(void* pointer) noexcept;
 
@@ -33,7 +37,8 @@ class DeviceBuffer {
   DeviceBuffer() = default;
   /// Allocates room for @p count elements; @p what names the buffer in error messages.
   explicit DeviceBuffer(std::size_t count, const char* what = "device buffer")
-      : data_(static_cast<T*>(device_allocate(count * sizeof(T), what))), count_(count) {}
+      : data_(static_cast<T*>(device_allocate(checked_bytes(count, sizeof(T), what), what))),
+        count_(count) {}
   /// Allocates and uploads @p host.
   explicit DeviceBuffer(const std::vector<T>& host, const char* what = "device buffer")
       : DeviceBuffer(host.size(), what) {

@@ -1,0 +1,26 @@
+// Chapter 3 driver. The build compiles this file twice: once against your
+// chapters/03_dynamic_shared_buffer/kernels.cuh and once against
+// solutions/03_dynamic_shared_buffer/kernels.cuh, which is why kernels.cuh is included with angle
+// brackets (found on the include path). The previous chapters' solutions run on the same inputs,
+// so the report shows the speedup over them: chapter 2 for the products and conv2d, chapter 1 for
+// conv1d, which chapter 2 does not carry.
+#include <kernels.cuh>
+
+#include "solutions/01_global_memory/kernels.cuh"
+#include "solutions/02_static_shared_tile/kernels.cuh"
+
+#include "course/driver.hpp"
+
+#include <iterator>
+
+int main(int argc, char** argv) {
+  course::Chapter chapter = course::make_chapter(3, "the dynamic shared buffer");
+  chapter.problems = {ch03::matmul, ch03::minplus, ch03::conv2d, ch03::conv1d};
+  chapter.previous = {ch02::matmul, ch02::minplus, ch02::conv2d, ch01::conv1d};
+  chapter.flags.tiles.assign(std::begin(ch03::kTiles), std::end(ch03::kTiles));
+  chapter.flags.blocks.assign(std::begin(ch03::kBlocks), std::end(ch03::kBlocks));
+  chapter.flags.max_taps = ch03::kMaxTaps;
+  chapter.flags.signal_demo = true;
+  chapter.exercises.assign(std::begin(ch03::kExercises), std::end(ch03::kExercises));
+  return course::run_chapter(chapter, argc, argv);
+}

@@ -1,0 +1,95 @@
+// Two deliberately broken kernels, kept out of the course: the sanitizer tests run them to show
+// that the harness fails when a kernel is wrong. A clean report for the chapters means something
+// only if the same harness reports these.
+//
+//   reliability_broken_kernels out-of-bounds-write   memcheck must report an invalid global write
+//   reliability_broken_kernels missing-barrier       racecheck must report a shared-memory hazard
+//
+// Exit status: 0 when the kernel ran (the bugs do not crash without a sanitizer), 2 for a bad
+// command line, 3 when there is no CUDA device, 4 on a CUDA error.
+#include <cuda_runtime.h>
+
+#include "course/cli.hpp"
+#include "course/cuda_check.hpp"
+#include "course/device_info.hpp"
+
+#include <exception>
+#include <iostream>
+#include <string>
+
+namespace {
+
+/// Elements of the buffer the broken write overruns.
+constexpr int kElements = 100;
+/// Threads of the block that skips its barrier: four warps.
+constexpr int kThreads = 128;
+/// How far a thread reaches for another thread's value: one warp, so writer and reader are
+/// always in different warps and nothing but a barrier orders them.
+constexpr int kWarp = 32;
+
+/// Writes 1.0f to out[0..n] inclusive: the bounds check uses <= where < belongs, so the thread
+/// with index n writes one element past the end of the buffer.
+__global__ void write_one_past_the_end(float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i <= n)  // the deliberate bug: i == n is outside the buffer
+    out[i] = 1.0f;
+}
+
+/// Rotates @p in by one warp through shared memory, but without the __syncthreads() between the
+/// write and the read: a thread may read its neighbour's slot before the neighbour has written it.
+__global__ void rotate_without_barrier(const float* in, float* out) {
+  __shared__ float staged[kThreads];
+  const int t = threadIdx.x;
+  staged[t] = in[t];
+  // The deliberate bug: __syncthreads() belongs here.
+  out[t] = staged[(t + kWarp) % kThreads];
+}
+
+int run(const std::string& mode) {
+  float* buffer = nullptr;
+  float* output = nullptr;
+  COURSE_CUDA_CHECK(cudaMalloc(&buffer, kThreads * sizeof(float)));
+  COURSE_CUDA_CHECK(cudaMalloc(&output, kThreads * sizeof(float)));
+  COURSE_CUDA_CHECK(cudaMemset(buffer, 0, kThreads * sizeof(float)));
+  COURSE_CUDA_CHECK(cudaMemset(output, 0, kThreads * sizeof(float)));
+  if (mode == "out-of-bounds-write") {
+    // A buffer of exactly kElements floats, so that out[kElements] is outside every allocation
+    // the sanitizer knows of.
+    float* exact = nullptr;
+    COURSE_CUDA_CHECK(cudaMalloc(&exact, kElements * sizeof(float)));
+    write_one_past_the_end<<<1, kThreads>>>(exact, kElements);
+    COURSE_CUDA_CHECK(cudaGetLastError());
+    COURSE_CUDA_CHECK(cudaDeviceSynchronize());
+    COURSE_CUDA_CHECK(cudaFree(exact));
+  } else {
+    rotate_without_barrier<<<1, kThreads>>>(buffer, output);
+    COURSE_CUDA_CHECK(cudaGetLastError());
+    COURSE_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  COURSE_CUDA_CHECK(cudaFree(buffer));
+  COURSE_CUDA_CHECK(cudaFree(output));
+  std::cout << mode << ": the broken kernel ran\n";
+  return course::kExitPass;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc == 2 ? argv[1] : "";
+  if (mode != "out-of-bounds-write" && mode != "missing-barrier") {
+    std::cerr << "usage: " << (argc > 0 ? argv[0] : "reliability_broken_kernels")
+              << " out-of-bounds-write|missing-barrier\n";
+    return course::kExitUsage;
+  }
+  std::string reason;
+  if (!course::cuda_device_available(&reason)) {
+    std::cerr << "error: no CUDA device available (" << reason << ")\n";
+    return course::kExitNoDevice;
+  }
+  try {
+    return run(mode);
+  } catch (const std::exception& error) {
+    std::cerr << "error: " << error.what() << "\n";
+    return course::kExitError;
+  }
+}
