@@ -10,22 +10,25 @@
 namespace course {
 namespace {
 
-std::string mebibytes(std::size_t bytes) {
+std::string mebibytes(long double bytes) {
   std::ostringstream out;
   out.precision(1);
-  out << std::fixed << static_cast<double>(bytes) / (1024.0 * 1024.0) << " MiB";
+  out << std::fixed << static_cast<double>(bytes / (1024.0L * 1024.0L)) << " MiB";
   return out.str();
 }
 
 }  // namespace
 
-void require_device_memory(std::size_t bytes, const char* what) {
+void require_device_memory(std::size_t count, std::size_t element_size, const char* what) {
   std::size_t free_bytes = 0;
   std::size_t total_bytes = 0;
   COURSE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (bytes > free_bytes) {
+  // In long double: the product of sizes near 2^31 can pass what a 64-bit size holds.
+  const long double bytes = static_cast<long double>(count) * element_size;
+  if (bytes > static_cast<long double>(free_bytes)) {
     std::ostringstream message;
-    message << what << " needs " << mebibytes(bytes) << " (" << bytes
+    message.precision(0);
+    message << what << " needs " << mebibytes(bytes) << " (" << std::fixed << bytes
             << " bytes) of device memory, but the device has only " << mebibytes(free_bytes)
             << " free of " << mebibytes(total_bytes);
     throw CudaError(message.str(), cudaErrorMemoryAllocation);

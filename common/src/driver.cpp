@@ -64,14 +64,8 @@ ProblemInstance::ProblemInstance(Problem problem, const Options& options)
   const std::size_t elements = element_count(problem, options, 0) +
                                element_count(problem, options, 1) +
                                element_count(problem, options, 2);
-  if (elements > std::numeric_limits<std::size_t>::max() / sizeof(float)) {
-    throw std::length_error(std::string(problem_name(problem)) + " at " + sizes() + " needs " +
-                            std::to_string(elements) +
-                            " floats, more bytes than a 64-bit size can count");
-  }
-  const std::size_t bytes = elements * sizeof(float);
   const std::string what = std::string(problem_name(problem)) + " at " + sizes();
-  require_device_memory(bytes, what.c_str());
+  require_device_memory(elements, sizeof(float), what.c_str());
   host_first_ = draw_input(problem, options, 0);
   host_second_ = draw_input(problem, options, 1);
   first_ = DeviceBuffer<float>(host_first_, "the first input");

@@ -21,9 +21,10 @@ std::size_t checked_bytes(std::size_t count, std::size_t element_size, const cha
 /// Frees memory from device_allocate(); never throws (it runs in destructors).
 void device_free(void* pointer) noexcept;
 
-/// Throws course::CudaError, before anything is allocated, if @p bytes exceed the device's free
-/// memory, naming both numbers and @p what needs them.
-void require_device_memory(std::size_t bytes, const char* what);
+/// Throws course::CudaError, before anything is allocated, if @p count elements of
+/// @p element_size bytes exceed the device's free memory (or a 64-bit byte count), naming both
+/// numbers and @p what needs them.
+void require_device_memory(std::size_t count, std::size_t element_size, const char* what);
 
 /// The byte pattern that device buffers are poisoned with: every float becomes a quiet NaN, so an
 /// element the kernel forgot to write fails the check.
