@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
   course::Chapter chapter = course::make_chapter(3, "the dynamic shared buffer");
   chapter.problems = {ch03::matmul, ch03::minplus, ch03::conv2d, ch03::conv1d};
   chapter.previous = {ch02::matmul, ch02::minplus, ch02::conv2d, ch01::conv1d};
+  chapter.previous_numbers[static_cast<int>(course::Problem::conv1d)] =
+      1;  // no conv1d in chapter 2
   chapter.flags.tiles.assign(std::begin(ch03::kTiles), std::end(ch03::kTiles));
   chapter.flags.blocks.assign(std::begin(ch03::kBlocks), std::end(ch03::kBlocks));
   chapter.flags.max_taps = ch03::kMaxTaps;

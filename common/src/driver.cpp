@@ -288,6 +288,8 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
       const ProblemInstance instance(problem, options);
       RunResult result = measure(instance, chapter.problems, options, device, stream, previous);
       result.chapter = chapter.number;
+      const int previous_number = chapter.previous_numbers[static_cast<int>(problem)];
+      result.previous_chapter = previous_number != 0 ? previous_number : chapter.number - 1;
       result.solution = chapter.solution;
       result.variant = describe_variant(problem, options, chapter.flags);
       if (options.csv) {

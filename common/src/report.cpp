@@ -59,8 +59,8 @@ void print_report(std::ostream& out, const RunResult& result) {
     text << ", " << result.peak_percent << "% of the " << result.peak_name;
   text << "\n";
   if (result.previous_ms > 0) {
-    text << "  speedup  " << result.speedup() << "x over chapter " << result.chapter - 1 << " ("
-         << result.previous_ms << " ms on the same inputs)\n";
+    text << "  speedup  " << result.speedup() << "x over chapter " << result.previous_chapter
+         << " (" << result.previous_ms << " ms on the same inputs)\n";
   }
   if (result.checked) {
     text << "  check    " << result.check.summary(result.output_columns) << "\n";

@@ -30,6 +30,9 @@ struct Chapter {
   ChapterFlags flags;               ///< flags beyond the common ones
   std::vector<Exercise> exercises;  ///< the chapter's exercises, for hints after a FAIL
   ProblemSet previous;              ///< previous chapter's solution launchers (may be empty)
+  /// The chapter each launcher of `previous` comes from, in kAllProblems order; 0 means the
+  /// chapter just before this one (chapter 3 compares its conv1d with chapter 1's, say).
+  int previous_numbers[4] = {0, 0, 0, 0};
 };
 
 /// A Chapter with the edition and kernels file that the build defined for this executable

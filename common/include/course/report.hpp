@@ -24,10 +24,11 @@ struct RunResult {
   TimingStats timing;                 ///< the kernel's times
   double rate = 0;                    ///< work per second in rate_unit
   std::string rate_unit;              ///< "TFLOP/s", "Tstep/s", "Gpixel/s" or "Gsample/s"
-  double flops = 0;         ///< arithmetic of one run (FP32 operations; min-plus steps count 2)
-  double peak_percent = 0;  ///< share of the device's relevant peak; 0 if unknown
-  std::string peak_name;    ///< which peak: "FP32 peak" or "min-plus peak"
-  double previous_ms = 0;   ///< previous chapter's median on the same inputs; 0 if not run
+  double flops = 0;          ///< arithmetic of one run (FP32 operations; min-plus steps count 2)
+  double peak_percent = 0;   ///< share of the device's relevant peak; 0 if unknown
+  std::string peak_name;     ///< which peak: "FP32 peak" or "min-plus peak"
+  double previous_ms = 0;    ///< previous chapter's median on the same inputs; 0 if not run
+  int previous_chapter = 0;  ///< the chapter previous_ms was measured with
   std::vector<KernelResources>
       kernels;                     ///< what was launched, in order; the last is the main kernel
   bool checked = false;            ///< whether the output was compared with the reference
