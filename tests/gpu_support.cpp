@@ -1,6 +1,5 @@
 #include "gpu_support.hpp"
 
-#include "course/cuda_check.hpp"
 #include "course/device_info.hpp"
 #include "course/driver.hpp"
 #include "course/random.hpp"
@@ -29,14 +28,7 @@ bool chapter_requested(const std::string& chapter_label) {
 
 CheckResult run_instance(const ProblemInstance& instance, const ProblemSet& set,
                          const LaunchOptions& options) {
-  instance.output().poison();
-  set_synchronous_launch_checks(true);
-  struct Restore {
-    ~Restore() { set_synchronous_launch_checks(false); }
-  } restore;
-  instance.launch(set, options, nullptr);
-  COURSE_CUDA_CHECK(cudaDeviceSynchronize());
-  return instance.check(instance.output().download());
+  return instance.check(instance.checked_run(set, options, nullptr));
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 #include "course/signal_demo.hpp"
 
 #include <iostream>
-#include <limits>
 #include <new>
 #include <sstream>
 #include <stdexcept>
@@ -96,6 +95,23 @@ void ProblemInstance::launch(const ProblemSet& set, const LaunchOptions& launch_
   }
 }
 
+std::vector<float> ProblemInstance::checked_run(const ProblemSet& set,
+                                                const LaunchOptions& launch_options,
+                                                cudaStream_t stream) const {
+  output_.poison();
+  clear_launch_log();
+  set_synchronous_launch_checks(true);
+  try {
+    launch(set, launch_options, stream);
+  } catch (...) {
+    set_synchronous_launch_checks(false);
+    throw;
+  }
+  set_synchronous_launch_checks(false);
+  COURSE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return output_.download();
+}
+
 CheckResult ProblemInstance::check(const std::vector<float>& output) const {
   const Options& o = options_;
   const std::uint64_t seed = derive_seed(o.seed, kSampleStream);
@@ -170,21 +186,9 @@ RunResult measure(const ProblemInstance& instance, const ProblemSet& set, const 
   result.sizes = instance.sizes();
   result.output_columns = instance.output_columns();
 
-  // The checked run: poisoned output, launch errors reported where they happen.
-  instance.output().poison();
-  clear_launch_log();
-  set_synchronous_launch_checks(true);
-  try {
-    instance.launch(set, options.launch, stream);
-  } catch (...) {
-    set_synchronous_launch_checks(false);
-    throw;
-  }
-  set_synchronous_launch_checks(false);
-  COURSE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const std::vector<float> output = instance.checked_run(set, options.launch, stream);
   for (const LaunchRecord& launch : launch_log())
     result.kernels.push_back(query_kernel(launch));
-  const std::vector<float> output = instance.output().download();
 
   result.timing = time_on_stream([&] { instance.launch(set, options.launch, stream); },
                                  options.warmup, options.reps, stream);

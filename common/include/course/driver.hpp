@@ -60,6 +60,11 @@ class ProblemInstance {
   /// Runs @p set's launcher for this problem once on @p stream, writing output().
   void launch(const ProblemSet& set, const LaunchOptions& launch_options,
               cudaStream_t stream) const;
+  /// The checked run: poisons output(), clears the launch log, runs @p set's launcher once with
+  /// synchronous launch checks (so an error is reported at the launch that caused it), and
+  /// returns the output. launch_log() then holds what was launched.
+  std::vector<float> checked_run(const ProblemSet& set, const LaunchOptions& launch_options,
+                                 cudaStream_t stream) const;
   /// Compares @p output with the CPU reference.
   CheckResult check(const std::vector<float>& output) const;
 
