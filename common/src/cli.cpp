@@ -189,6 +189,9 @@ Options parse_options(int argc, const char* const* argv, const ChapterFlags& fla
     } else if (flag == "--no-check") {
       no_value();
       options.check = false;
+    } else if (flag == "--no-compare") {
+      no_value();
+      options.compare = false;
     } else if (flag == "--csv") {
       no_value();
       options.csv = true;
@@ -247,6 +250,7 @@ std::string usage(const std::string& program, const ChapterFlags& flags) {
       << "  --reps R          timed runs, median reported (default 10)\n"
       << "  --seed S          seed of the random inputs (default 20261121)\n"
       << "  --no-check        skip the comparison with the CPU reference\n"
+      << "  --no-compare      skip timing the previous chapter's solution (no speedup)\n"
       << "  --csv             one CSV line per run instead of the report\n"
       << "  -h, --help        this text\n";
   return out.str();

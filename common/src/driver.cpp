@@ -192,7 +192,7 @@ RunResult measure(const ProblemInstance& instance, const ProblemSet& set, const 
 
   result.timing = time_on_stream([&] { instance.launch(set, options.launch, stream); },
                                  options.warmup, options.reps, stream);
-  if (previous != nullptr && previous->offers(instance.problem())) {
+  if (options.compare && previous != nullptr && previous->offers(instance.problem())) {
     try {
       const TimingStats before =
           time_on_stream([&] { instance.launch(*previous, LaunchOptions{}, stream); },

@@ -41,18 +41,19 @@ TEST_CASE("defaults are the benchmark sizes", "[cli]") {
   CHECK(options.problems.empty());
   CHECK(options.reps == 10);
   CHECK(options.check);
+  CHECK(options.compare);
   CHECK_FALSE(options.csv);
 }
 
 TEST_CASE("good values parse", "[cli]") {
-  const auto options = parse({"-m",         "33",         "-n",         "65",
-                              "-k",         "17",         "--problem",  "matmul,conv1d",
-                              "--mask",     "3x5",        "--taps",     "4096",
-                              "--tile",     "16",         "--block",    "32",
-                              "--mapping",  "transposed", "--warmup",   "0",
-                              "--reps",     "3",          "--seed",     "18446744073709551615",
-                              "--no-check", "--csv",      "--height=7", "--width",
-                              "9"});
+  const auto options = parse({"-m",         "33",          "-n",         "65",
+                              "-k",         "17",          "--problem",  "matmul,conv1d",
+                              "--mask",     "3x5",         "--taps",     "4096",
+                              "--tile",     "16",          "--block",    "32",
+                              "--mapping",  "transposed",  "--warmup",   "0",
+                              "--reps",     "3",           "--seed",     "18446744073709551615",
+                              "--no-check", "--csv",       "--height=7", "--width",
+                              "9",          "--no-compare"});
   CHECK(options.m == 33);
   CHECK(options.n == 65);
   CHECK(options.signal_length == 65);  // -n is the conv1d signal length too
@@ -69,6 +70,7 @@ TEST_CASE("good values parse", "[cli]") {
   CHECK(options.reps == 3);
   CHECK(options.seed == 18446744073709551615ull);
   CHECK_FALSE(options.check);
+  CHECK_FALSE(options.compare);
   CHECK(options.csv);
   CHECK(options.height == 7);
   CHECK(options.width == 9);
@@ -108,6 +110,7 @@ TEST_CASE("bad values are refused with the flag and the value named", "[cli]") {
       {{"--problem", ""}, "--problem"},
       {{"--frobnicate"}, "--frobnicate"},
       {{"--csv=yes"}, "--csv"},
+      {{"--no-compare=1"}, "--no-compare: takes no value"},
       {{"-n", "2147483647", "--taps", "2"}, "n + m - 1"},
   };
   for (const auto& c : cases) {
@@ -142,7 +145,7 @@ TEST_CASE("chapter-specific flags exist only where the chapter offers them", "[c
 TEST_CASE("usage lists the flags the chapter offers", "[cli]") {
   const std::string text = course::usage("ch", all_flags());
   for (const char* flag : {"--problem", "--tile", "--block", "--mapping", "--signal-csv", "--reps",
-                           "--warmup", "--seed", "--no-check", "--csv", "--help"}) {
+                           "--warmup", "--seed", "--no-check", "--no-compare", "--csv", "--help"}) {
     INFO(flag);
     CHECK(text.find(flag) != std::string::npos);
   }

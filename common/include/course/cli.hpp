@@ -53,6 +53,7 @@ struct Options {
   int reps = 10;                      ///< timed runs
   std::uint64_t seed = kDefaultSeed;  ///< seed of the random inputs
   bool check = true;                  ///< compare with the CPU reference
+  bool compare = true;                ///< time the previous chapter's solution too, for a speedup
   bool csv = false;                   ///< print CSV lines instead of the human report
   bool help = false;                  ///< print usage and exit
   std::string signal_csv;             ///< conv1d demo: write the signal and its filtered copy

@@ -3,8 +3,8 @@
 ///
 /// For each problem the driver draws seeded random inputs, refuses sizes the device cannot hold,
 /// poisons the output, runs the kernel once with synchronous launch checks, times warm-up plus
-/// repeated runs with CUDA events, optionally times the previous chapter's solution on the same
-/// inputs, checks the output against the CPU reference, and reports.
+/// repeated runs with CUDA events, times the previous chapter's solution on the same inputs (unless
+/// `--no-compare`), checks the output against the CPU reference, and reports.
 #pragma once
 
 #include "course/cli.hpp"
@@ -93,8 +93,8 @@ class ProblemInstance {
   mutable DeviceBuffer<float> output_;
 };
 
-/// Runs, times and (when options.check) checks @p set on @p instance, and the previous chapter's
-/// @p previous set too when it offers the problem.
+/// Runs, times and (when options.check) checks @p set on @p instance, and times the previous
+/// chapter's @p previous set too when it offers the problem and options.compare is set.
 RunResult measure(const ProblemInstance& instance, const ProblemSet& set, const Options& options,
                   const DeviceInfo& device, cudaStream_t stream,
                   const ProblemSet* previous = nullptr);
