@@ -48,12 +48,20 @@ inline constexpr int kTiles[] = {32, 16, 8};
 inline constexpr int kBlocks[] = {32, 16, 8};
 /// The widest tile and block: kMaxTile x kMaxTile = 1024 threads, the most a block can have.
 inline constexpr int kMaxTile = 32;
+/// Floats from one row of the product's B tile to the next, whatever the tile width: a constant,
+/// so that the distance between the B elements a thread reads is known when compiling. The widest
+/// row plus 16 floats: at T = 16 a warp stores two rows, which then fall in different banks.
+inline constexpr int kBPitch = kMaxTile + 16;
 /// The widest conv2d block, for the same reason.
 inline constexpr int kMaxBlock = 32;
 /// Floats in one float4: the kernels read the A tile and the masks four values at a time.
 inline constexpr int kQuad = 4;
 /// Alignment of an array that is read as float4: 16 bytes.
 inline constexpr std::size_t kQuadAlignment = alignof(float4);
+/// Inputs a conv2d thread fetches from global memory before it stores any of them in the tile.
+inline constexpr int kCopiesInFlight = 4;
+/// Whole float4 in a row of the widest mask: conv2d_kernel's switch has a case for each count.
+inline constexpr int kMaxRowQuads = course::kMaxMaskSide / kQuad;
 /// Threads per conv1d block.
 inline constexpr int kConv1dThreads = 256;
 /// Consecutive conv1d outputs per thread: a thread slides a window of 8 inputs over the segment.
@@ -131,7 +139,7 @@ __device__ __forceinline__ std::size_t dynamic_shared_bytes() {
 /// The arrays of product_kernel's buffer.
 struct ProductBuffer {
   float* a_tile = nullptr;  ///< tile x tile: A[row of the block + r][step + c] at r * tile + c
-  float* b_tile = nullptr;  ///< tile x tile: B[step + r][column of the block + c] at r * tile + c
+  float* b_tile = nullptr;  ///< tile rows: B[step + r][column of the block + c] at r * kBPitch + c
   /// Whether every array fitted in the buffer.
   __host__ __device__ constexpr bool complete() const {
     return a_tile != nullptr && b_tile != nullptr;
@@ -140,13 +148,15 @@ struct ProductBuffer {
 
 /// Carves product_kernel's buffer for tile width @p tile. The kernel reads a row of the A tile
 /// four floats at a time, so the A tile starts on a 16-byte boundary (and tile is a multiple of
-/// 4, so every row does too). Run without a buffer it sizes the launch: product_shared_bytes().
+/// 4, so every row does too). The B tile has tile rows of kBPitch floats, of which the first tile
+/// are used. Run without a buffer it sizes the launch: product_shared_bytes().
 __host__ __device__ constexpr ProductBuffer carve_product_buffer(SharedCarver& carver, int tile) {
   ProductBuffer buffer;
   // EXERCISE 3.1 begin: carve the buffer into the A tile (16-byte aligned) and the B tile
-  // Take two arrays of tile * tile floats from the carver, in this order: the A tile, which the
+  // Take two arrays from the carver, in this order: the A tile, tile * tile floats, which the
   // kernel reads four floats at a time and which must therefore start on a 16-byte boundary
-  // (carver.take<float>(count, kQuadAlignment)), then the B tile (carver.take<float>(count)).
+  // (carver.take<float>(count, kQuadAlignment)), then the B tile, tile rows of kBPitch floats
+  // (carver.take<float>(count)).
   // As written nothing is taken: the launch asks for 0 bytes, and the kernel, finding no tiles,
   // leaves C unwritten.
   (void)carver;
@@ -184,9 +194,12 @@ __device__ float element_or_identity(const float* M, int rows, int cols, int r, 
 /// one element of A's tile and one of B's in the dynamic buffer (the semiring's identity where
 /// the tile sticks out of the matrix), the block waits until both tiles are complete, every thread
 /// combines its row of the A tile with its column of the B tile, and the block waits again before
-/// the next step overwrites the tiles. Chapter 2's compiler knew the tile's shape and read four A
-/// values with one 16-byte load on its own; with a run-time width it cannot prove the alignment,
-/// so this kernel reads its row of the A tile as float4 itself: one broadcast serves four steps.
+/// the next step overwrites the tiles. Chapter 2's compiler knew the tile's shape: it unrolled the
+/// loop over the tile, folded every shared-memory offset into its load instruction and read four A
+/// values with one 16-byte load. Here the width is a run-time value, so the kernel keeps what it
+/// can constant: it reads its row of the A tile as float4 itself (one broadcast serves four
+/// steps), the B tile's rows are kBPitch floats apart whatever the width, and the loop is written
+/// for the widest tile with an exit at the width, so the compiler can still unroll it.
 template <typename Semiring>
 __global__ void __launch_bounds__(kMaxTile* kMaxTile)
     product_kernel(const float* A, const float* B, float* C, int m, int n, int k) {
@@ -212,22 +225,25 @@ __global__ void __launch_bounds__(kMaxTile* kMaxTile)
   float b_next = element_or_identity<Semiring>(B, k, n, ty, col);
   for (int step = 0; step < k; step += tile) {
     a_tile[ty * tile + tx] = a_next;
-    b_tile[ty * tile + tx] = b_next;
+    b_tile[ty * kBPitch + tx] = b_next;
     __syncthreads();  // both tiles are complete before anyone reads them
     // Ask for the next step's elements now; they arrive while the block computes this step.
     a_next = element_or_identity<Semiring>(A, m, k, row, step + tile + tx);
     b_next = element_or_identity<Semiring>(B, k, n, step + tile + ty, col);
     const float4* a_row = reinterpret_cast<const float4*>(a_tile + ty * tile);
-    // The width is not known at compile time, so the loop cannot be unrolled whole; unrolling
-    // four of its iterations (16 steps) removes most of the loop overhead.
-#pragma unroll 4
-    for (int p = 0; p < tile; p += kQuad) {
+    const float* b_column = b_tile + tx;
+    // A loop to the run-time width could not be unrolled; this one counts to kMaxTile and stops
+    // at the width. Unrolled, every offset below is a constant, one compare per four steps.
+#pragma unroll
+    for (int p = 0; p < kMaxTile; p += kQuad) {
+      if (p >= tile)
+        break;
       const float4 a = a_row[p / kQuad];  // a_tile[ty][p .. p + 3]
-      const float* b = b_tile + p * tile + tx;
+      const float* b = b_column + p * kBPitch;
       acc = Semiring::combine(acc, a.x, b[0]);
-      acc = Semiring::combine(acc, a.y, b[tile]);
-      acc = Semiring::combine(acc, a.z, b[2 * tile]);
-      acc = Semiring::combine(acc, a.w, b[3 * tile]);
+      acc = Semiring::combine(acc, a.y, b[kBPitch]);
+      acc = Semiring::combine(acc, a.z, b[2 * kBPitch]);
+      acc = Semiring::combine(acc, a.w, b[3 * kBPitch]);
     }
     __syncthreads();  // nobody still reads the tiles when the next step overwrites them
   }
@@ -277,6 +293,17 @@ __host__ __device__ constexpr Conv2dBuffer carve_conv2d_buffer(SharedCarver& car
   return buffer;
 }
 
+/// @p sum plus the products of the four mask entries @p weights with the inputs they meet: .x with
+/// inputs[0], .y with inputs[-1], .z with inputs[-2], .w with inputs[-3] (as the mask column
+/// grows, the input column falls).
+__device__ __forceinline__ float add_quad(float sum, float4 weights, const float* inputs) {
+  sum += weights.x * inputs[0];
+  sum += weights.y * inputs[-1];
+  sum += weights.z * inputs[-2];
+  sum += weights.w * inputs[-3];
+  return sum;
+}
+
 /// Bytes of conv2d_kernel's buffer for @p block x @p block outputs and an @p mk x @p ml mask: the
 /// third launch parameter. 63 x 63 with 32 x 32 blocks: 63 * 64 * 4 + 94 * 94 * 4 = 51472 bytes,
 /// above the 48 KB default.
@@ -291,9 +318,12 @@ __host__ __device__ constexpr std::size_t conv2d_shared_bytes(int block, int mk,
 /// the mask are chosen at launch. The block first stages what its outputs need in its dynamic
 /// buffer: the input tile with a halo of mk / 2 rows and ml / 2 columns on each side
 /// ((block + mk - 1) x (block + ml - 1) inputs, zero outside the image, more inputs than threads,
-/// so each thread copies several) and the mask, each row on a 16-byte boundary. After a barrier
-/// every thread sums over the mask from shared memory. A warp reads four mask elements at a time
-/// (one 16-byte broadcast) and consecutive tile elements (32 different banks when block = 32).
+/// so each thread copies several, kCopiesInFlight loads at a time) and the mask, each row on a
+/// 16-byte boundary. After a barrier every thread sums over the mask from shared memory. A warp
+/// reads four mask elements at a time (one 16-byte broadcast) and consecutive tile elements (32
+/// different banks when block = 32). Chapter 2's compiler unrolled both loops whole, knowing their
+/// trip counts; here the staging fetches its inputs in rounds by hand, and the sum over a mask row
+/// jumps into a sequence unrolled for the widest row (a switch whose cases fall through).
 __global__ void __launch_bounds__(kMaxBlock* kMaxBlock)
     conv2d_kernel(const float* img, int h, int w, const float* mask, int mk, int ml, float* out) {
   const int block = blockDim.x;          // chosen at launch: the block is block x block threads
@@ -317,12 +347,14 @@ __global__ void __launch_bounds__(kMaxBlock* kMaxBlock)
   const int x = block_x + tx;
   const int y = block_y + ty;
   // EXERCISE 3.4 begin: stage the input tile with its halo, and the mask, in shared memory
-  // Copy img[first_y + r][first_x + c] into tile[r * tile_cols + c] for every r below
+  // Copy img[first_y + r][first_x + c] into tile[i], i = r * tile_cols + c, for every r below
   // block + mk - 1 and every c below tile_cols, where first_y = block_y - radius_y and first_x =
-  // block_x - radius_x: the tile is larger than the block, so each thread copies the entries
-  // (ty + i * block, tx + j * block). Store 0 where the source lies outside the image (zero
-  // padding). Then copy mask[i] (i < mk * ml, row-major) into mask_tile at row i / ml, column
-  // i % ml, whose rows are pitch floats apart; the block's threads share the entries.
+  // block_x - radius_x; store 0 where the source lies outside the image (zero padding). The tile
+  // is larger than the block: thread t = ty * block + tx copies i = t, t + block * block, ...,
+  // in rounds of kCopiesInFlight: first the round's loads into a float[kCopiesInFlight], then
+  // its stores, so that the loads are in flight together. Then copy mask[i] (i < mk * ml,
+  // row-major) into mask_tile at row i / ml, column i % ml, whose rows are pitch floats apart;
+  // the block's threads share the entries.
   // EXERCISE 3.4 end
   float sum = 0.0f;
   __syncthreads();  // the tile and the mask are complete before anyone reads them
@@ -330,19 +362,43 @@ __global__ void __launch_bounds__(kMaxBlock* kMaxBlock)
   // is radius_y - p rows and radius_x - q columns away from it.
   const int center_y = ty + radius_y;
   const int center_x = tx + radius_x;
+  // A mask row is `quads` whole float4 and then 1 or 3 single entries (ml is odd).
+  const int quads = ml / kQuad;
+  static_assert(kMaxRowQuads == 15, "the switch below has a case for 1 to kMaxRowQuads quads");
   for (int p = 0; p < mk; ++p) {
     const float* mask_row = mask_tile + p * pitch;
-    const float* tile_row = tile + (center_y + radius_y - p) * tile_cols + center_x + radius_x;
-    int q = 0;
-    for (; q + kQuad <= ml; q += kQuad) {  // four mask entries per 16-byte load
-      const float4 weights = *reinterpret_cast<const float4*>(mask_row + q);
-      sum += weights.x * tile_row[-q];
-      sum += weights.y * tile_row[-q - 1];
-      sum += weights.z * tile_row[-q - 2];
-      sum += weights.w * tile_row[-q - 3];
+    const float4* weights = reinterpret_cast<const float4*>(mask_row);
+    const float* inputs = tile + (center_y + radius_y - p) * tile_cols + center_x + radius_x;
+    // A loop over the quads would have a run-time trip count and stay rolled. Instead the switch
+    // jumps into the loop unrolled for the widest row: case n adds quads n - 1, ..., 0, falling
+    // through from each case to the next, every offset a constant.
+    // clang-format off
+    switch (quads) {
+      case 15: sum = add_quad(sum, weights[14], inputs - 14 * kQuad); [[fallthrough]];
+      case 14: sum = add_quad(sum, weights[13], inputs - 13 * kQuad); [[fallthrough]];
+      case 13: sum = add_quad(sum, weights[12], inputs - 12 * kQuad); [[fallthrough]];
+      case 12: sum = add_quad(sum, weights[11], inputs - 11 * kQuad); [[fallthrough]];
+      case 11: sum = add_quad(sum, weights[10], inputs - 10 * kQuad); [[fallthrough]];
+      case 10: sum = add_quad(sum, weights[9], inputs - 9 * kQuad); [[fallthrough]];
+      case 9: sum = add_quad(sum, weights[8], inputs - 8 * kQuad); [[fallthrough]];
+      case 8: sum = add_quad(sum, weights[7], inputs - 7 * kQuad); [[fallthrough]];
+      case 7: sum = add_quad(sum, weights[6], inputs - 6 * kQuad); [[fallthrough]];
+      case 6: sum = add_quad(sum, weights[5], inputs - 5 * kQuad); [[fallthrough]];
+      case 5: sum = add_quad(sum, weights[4], inputs - 4 * kQuad); [[fallthrough]];
+      case 4: sum = add_quad(sum, weights[3], inputs - 3 * kQuad); [[fallthrough]];
+      case 3: sum = add_quad(sum, weights[2], inputs - 2 * kQuad); [[fallthrough]];
+      case 2: sum = add_quad(sum, weights[1], inputs - kQuad); [[fallthrough]];
+      case 1: sum = add_quad(sum, weights[0], inputs); [[fallthrough]];
+      default: break;
     }
-    for (; q < ml; ++q)  // the last ml % 4 entries of the row
-      sum += mask_row[q] * tile_row[-q];
+    // clang-format on
+    // The single entries after the quads: 1, or 3 when ml % 4 == 3.
+    const int q = quads * kQuad;
+    sum += mask_row[q] * inputs[-q];
+    if (ml - q == 3) {
+      sum += mask_row[q + 1] * inputs[-q - 1];
+      sum += mask_row[q + 2] * inputs[-q - 2];
+    }
   }
   if (x < w && y < h)
     out[static_cast<size_t>(y) * w + x] = sum;

@@ -34,7 +34,7 @@ std::string rejection(Call call) {
 // The arithmetic is constexpr: the compiler checks these before any test runs.
 static_assert(ch03::align_up(0, 16) == 0);
 static_assert(ch03::align_up(20, 16) == 32);
-static_assert(ch03::product_shared_bytes(32) == 2 * 32 * 32 * kFloat);
+static_assert(ch03::product_shared_bytes(32) == (32 * 32 + 32 * ch03::kBPitch) * kFloat);
 static_assert(ch03::conv2d_shared_bytes(32, 63, 63) == (63 * 64 + 94 * 94) * kFloat);
 static_assert(ch03::conv1d_shared_bytes(127) == (128 + 1024 + 128) * kFloat);
 
@@ -86,25 +86,32 @@ TEST_CASE("a carver over a buffer hands out aligned arrays inside it, and no mor
   CHECK(carver.take<float>(1) == nullptr);  // would end at 68, past the 64 bytes
 }
 
-TEST_CASE("the product's buffer is two tile x tile float tiles, the A tile 16-byte aligned",
-          "[ch03][buffer]") {
+TEST_CASE(
+    "the product's buffer is a tile x tile A tile, 16-byte aligned, and tile B rows of "
+    "kBPitch floats",
+    "[ch03][buffer]") {
   for (int tile = ch03::kQuad; tile <= ch03::kMaxTile; tile += ch03::kQuad) {
     INFO("tile " << tile);
-    const std::size_t tile_bytes = static_cast<std::size_t>(tile) * tile * kFloat;
-    CHECK(ch03::product_shared_bytes(tile) == 2 * tile_bytes);
-    alignas(16) static unsigned char buffer[2 * 32 * 32 * sizeof(float)];
+    const std::size_t a_bytes = static_cast<std::size_t>(tile) * tile * kFloat;
+    const std::size_t b_bytes = static_cast<std::size_t>(tile) * ch03::kBPitch * kFloat;
+    CHECK(ch03::product_shared_bytes(tile) == a_bytes + b_bytes);
+    alignas(16) static unsigned char buffer[(32 * 32 + 32 * ch03::kBPitch) * sizeof(float)];
     ch03::SharedCarver carver(buffer, ch03::product_shared_bytes(tile));
     const ch03::ProductBuffer tiles = ch03::carve_product_buffer(carver, tile);
     REQUIRE(tiles.complete());
     CHECK(offset_of(tiles.a_tile, buffer) == 0);
-    CHECK(offset_of(tiles.b_tile, buffer) == tile_bytes);
+    CHECK(offset_of(tiles.b_tile, buffer) == a_bytes);
     // Every row of the A tile is read as float4: each starts on a 16-byte boundary.
     CHECK((tile * kFloat) % ch03::kQuadAlignment == 0);
     CHECK_FALSE(ch03::needs_opt_in(ch03::product_shared_bytes(tile)));
   }
-  CHECK(ch03::product_shared_bytes(32) == 8192);
-  CHECK(ch03::product_shared_bytes(16) == 2048);
-  CHECK(ch03::product_shared_bytes(8) == 512);
+  // A B row holds the widest tile's row: the constant distance the kernel's loads encode.
+  CHECK(ch03::kBPitch >= ch03::kMaxTile);
+  // At T = 16 a warp stores two B rows: kBPitch floats apart, they must fall in other banks.
+  CHECK(ch03::kBPitch % 32 == 16);
+  CHECK(ch03::product_shared_bytes(32) == 4096 + 6144);
+  CHECK(ch03::product_shared_bytes(16) == 1024 + 3072);
+  CHECK(ch03::product_shared_bytes(8) == 256 + 1536);
 }
 
 TEST_CASE("conv2d's buffer holds the mask in 16-byte rows and the tile with its halo",
