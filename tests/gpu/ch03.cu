@@ -108,7 +108,8 @@ TEST_CASE("ch03 products launch with the buffer their tile width needs", "[gpu]"
     INFO(product.summary(45));
     CHECK(product.passed);
     CHECK(last_launch_bytes() == ch03::product_shared_bytes(tile));
-    CHECK(last_launch_bytes() == 2u * tile * tile * sizeof(float));
+    // The A tile, then tile rows of B, each kBPitch floats.
+    CHECK(last_launch_bytes() == (tile * tile + tile * std::size_t{ch03::kBPitch}) * sizeof(float));
   }
 }
 
