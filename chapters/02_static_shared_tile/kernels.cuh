@@ -15,7 +15,9 @@
 #include <cstddef>
 #include <iterator>
 #include <string>
+#include <vector>
 
+#include "course/cli.hpp"
 #include "course/exercise.hpp"
 #include "course/launch.cuh"
 #include "course/semiring.cuh"
@@ -55,10 +57,7 @@ constexpr int kWarp = 32;
 /// The values of @p list separated by ", ", for error messages.
 template <std::size_t Count>
 std::string list_text(const int (&list)[Count]) {
-  std::string text;
-  for (std::size_t i = 0; i < Count; ++i)
-    text += (i == 0 ? "" : ", ") + std::to_string(list[i]);
-  return text;
+  return course::join(std::vector<int>(std::begin(list), std::end(list)), ", ");
 }
 
 /// One tile entry: element (@p r, @p c) of the @p rows x @p cols row-major matrix @p M, or the

@@ -12,13 +12,6 @@ std::string quoted(const std::string& value) {
   return "\"" + value + "\"";
 }
 
-std::string join(const std::vector<int>& values, const char* separator) {
-  std::ostringstream out;
-  for (std::size_t i = 0; i < values.size(); ++i)
-    out << (i ? separator : "") << values[i];
-  return out.str();
-}
-
 [[noreturn]] void fail(const std::string& flag, const std::string& value, const std::string& why) {
   throw UsageError(flag + ": " + why + ", got " + quoted(value));
 }
@@ -87,6 +80,13 @@ void parse_mask(const std::string& flag, const std::string& text, const ChapterF
 }
 
 }  // namespace
+
+std::string join(const std::vector<int>& values, const char* separator) {
+  std::ostringstream out;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    out << (i ? separator : "") << values[i];
+  return out.str();
+}
 
 Options parse_options(int argc, const char* const* argv, const ChapterFlags& flags) {
   Options options;

@@ -4,6 +4,7 @@
 #include "solutions/03_dynamic_shared_buffer/kernels.cuh"
 
 #include "catch.hpp"
+#include "rejection.hpp"
 
 #include <cstdint>
 #include <stdexcept>
@@ -11,22 +12,13 @@
 
 namespace {
 
+using course::testing::rejection;
+
 constexpr std::size_t kFloat = sizeof(float);
 
 // The byte offset of @p pointer from @p base.
 std::size_t offset_of(const void* pointer, const unsigned char* base) {
   return static_cast<std::size_t>(static_cast<const unsigned char*>(pointer) - base);
-}
-
-// The message of the std::invalid_argument that @p call throws; empty if it throws none.
-template <typename Call>
-std::string rejection(Call call) {
-  try {
-    call();
-  } catch (const std::invalid_argument& error) {
-    return error.what();
-  }
-  return {};
 }
 
 }  // namespace

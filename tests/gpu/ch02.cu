@@ -6,14 +6,15 @@
 #include "catch.hpp"
 #include "gpu_sizes.hpp"
 #include "gpu_support.hpp"
+#include "rejection.hpp"
 
-#include <functional>
 #include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 using course::Problem;
+using course::testing::rejection;
 using course::testing::run_conv2d;
 using course::testing::run_product;
 using course::testing::test_seed;
@@ -30,16 +31,6 @@ std::vector<int> tile_choices() {
 // Images beyond the design's list: several blocks in both directions, and shapes one short of and
 // one past a 32 x 32 block, so every edge of a tile and of its halo is exercised.
 constexpr course::testing::ImageShape kMoreImageShapes[] = {{31, 33}, {64, 65}, {97, 70}};
-
-// The message of the std::invalid_argument that @p call throws; empty if it throws none.
-std::string rejection(const std::function<void()>& call) {
-  try {
-    call();
-  } catch (const std::invalid_argument& error) {
-    return error.what();
-  }
-  return {};
-}
 
 }  // namespace
 
@@ -112,7 +103,9 @@ TEST_CASE("ch02 launchers refuse the tiles and masks that chapter 2 does not com
   };
   for (int tile : {8, 24, 64}) {
     INFO("tile " << tile);
-    CHECK(product_with_tile(tile).find("chapter 3") != std::string::npos);
+    const std::string message = product_with_tile(tile);
+    CHECK(message.find("chapter 3") != std::string::npos);
+    CHECK(message.find("(it has 32, 16)") != std::string::npos);
   }
   for (const auto& mask :
        {course::testing::MaskShape{3, 5}, course::testing::MaskShape{5, 3},

@@ -70,6 +70,9 @@ class UsageError : public std::runtime_error {
 /// offered, an unknown flag).
 Options parse_options(int argc, const char* const* argv, const ChapterFlags& flags);
 
+/// The numbers of @p values separated by @p separator ("32, 16"), for messages that list choices.
+std::string join(const std::vector<int>& values, const char* separator);
+
 /// The usage text for @p program with the flags this chapter offers.
 std::string usage(const std::string& program, const ChapterFlags& flags);
 
