@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -26,6 +27,41 @@ Tolerance accumulation_tolerance(long long reduction_length, double max_abs_a, d
       2.0 * static_cast<double>(reduction_length) * kFloatEpsilon * max_abs_a * max_abs_b;
   tolerance.rtol = 4.0 * kFloatEpsilon;
   return tolerance;
+}
+
+float round_to_tf32(float x) {
+  if (!std::isfinite(x))
+    return x;
+  constexpr std::uint32_t kDroppedBits = 13;  // 23 mantissa bits of FP32, 10 of TF32
+  constexpr std::uint32_t kHalf = 1u << (kDroppedBits - 1);
+  constexpr std::uint32_t kKept = ~((1u << kDroppedBits) - 1);
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &x, sizeof bits);
+  const std::uint32_t sign = bits & 0x80000000u;
+  // Adding half of the dropped range to the magnitude rounds it to nearest, ties away from zero;
+  // a carry into the exponent is the correct next binade (or infinity past FLT_MAX).
+  const std::uint32_t magnitude = ((bits & 0x7fffffffu) + kHalf) & kKept;
+  bits = sign | magnitude;
+  float rounded = 0;
+  std::memcpy(&rounded, &bits, sizeof rounded);
+  return rounded;
+}
+
+Tolerance tf32_tolerance(long long reduction_length, double max_abs_a, double max_abs_b) {
+  Tolerance tolerance = accumulation_tolerance(reduction_length, max_abs_a, max_abs_b);
+  constexpr double kSigmas = 6.0;
+  const double spread = std::sqrt(2.0 * static_cast<double>(reduction_length) / 3.0) *
+                        kTf32UnitRoundoff * max_abs_a * max_abs_b;
+  tolerance.atol += kSigmas * spread;
+  tolerance.rtol += 2.0 * kTf32UnitRoundoff;
+  return tolerance;
+}
+
+Tolerance product_tolerance(Arithmetic arithmetic, long long reduction_length, double max_abs_a,
+                            double max_abs_b) {
+  return arithmetic == Arithmetic::tf32
+             ? tf32_tolerance(reduction_length, max_abs_a, max_abs_b)
+             : accumulation_tolerance(reduction_length, max_abs_a, max_abs_b);
 }
 
 Tolerance exact_tolerance() {
@@ -144,8 +180,9 @@ std::vector<std::size_t> sample_indices(std::size_t rows, std::size_t columns, s
 }
 
 CheckResult check_matmul(const std::vector<float>& A, const std::vector<float>& B,
-                         const std::vector<float>& C, int m, int n, int k, std::uint64_t seed) {
-  const Tolerance tolerance = accumulation_tolerance(k, max_abs(A), max_abs(B));
+                         const std::vector<float>& C, int m, int n, int k, std::uint64_t seed,
+                         Arithmetic arithmetic) {
+  const Tolerance tolerance = product_tolerance(arithmetic, k, max_abs(A), max_abs(B));
   const std::size_t count = static_cast<std::size_t>(m) * n;
   if (full_check_affordable(static_cast<double>(count), k)) {
     std::vector<double> reference(count);

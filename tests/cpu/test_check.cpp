@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -175,4 +177,77 @@ TEST_CASE("minplus check is exact and convolution checks use the mask area", "[c
   CHECK(course::check_conv1d(a, 20, b, 30, yf, 1).passed);
   yf[48] = std::numeric_limits<float>::quiet_NaN();
   CHECK_FALSE(course::check_conv1d(a, 20, b, 30, yf, 1).passed);
+}
+
+namespace {
+
+// The product a tensor core computes: every input rounded to TF32, products and sums in FP32.
+std::vector<float> tf32_matmul(const std::vector<float>& A, const std::vector<float>& B, int m,
+                               int n, int k, int skip_p = -1) {
+  std::vector<float> rounded_a(A.size());
+  std::vector<float> rounded_b(B.size());
+  std::transform(A.begin(), A.end(), rounded_a.begin(), course::round_to_tf32);
+  std::transform(B.begin(), B.end(), rounded_b.begin(), course::round_to_tf32);
+  return float_matmul(rounded_a, rounded_b, m, n, k, skip_p);
+}
+
+}  // namespace
+
+TEST_CASE("rounding to TF32 keeps 10 mantissa bits, to nearest, ties away from zero", "[check]") {
+  const float one = 1.0f;
+  CHECK(course::round_to_tf32(one) == one);
+  CHECK(course::round_to_tf32(std::ldexp(1.0f, -20)) == std::ldexp(1.0f, -20));
+  CHECK(course::round_to_tf32(1.0f + std::ldexp(1.0f, -12)) == one);  // below half a step
+  CHECK(course::round_to_tf32(1.0f + std::ldexp(1.0f, -11)) ==
+        1.0f + std::ldexp(1.0f, -10));  // a tie, away from zero
+  CHECK(course::round_to_tf32(-1.0f - std::ldexp(1.0f, -11)) == -1.0f - std::ldexp(1.0f, -10));
+  CHECK(course::round_to_tf32(1.0f + 3 * std::ldexp(1.0f, -12)) == 1.0f + std::ldexp(1.0f, -10));
+  CHECK(course::round_to_tf32(2.0f - std::ldexp(1.0f, -12)) == 2.0f);  // carries into the exponent
+  CHECK(std::isinf(course::round_to_tf32(std::numeric_limits<float>::max())));
+  CHECK(std::isinf(course::round_to_tf32(std::numeric_limits<float>::infinity())));
+  CHECK(std::isnan(course::round_to_tf32(std::numeric_limits<float>::quiet_NaN())));
+  const auto values = course::random_uniform(10000, 31);
+  for (float x : values) {
+    const float r = course::round_to_tf32(x);
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, &r, sizeof bits);
+    CHECK((bits & 0x1fffu) == 0u);
+    CHECK(std::fabs(static_cast<double>(r) - x) <= course::kTf32UnitRoundoff * std::fabs(x));
+  }
+}
+
+TEST_CASE("a TF32 product passes the TF32 tolerance but not the FP32 one", "[check]") {
+  for (int k : {1, 33, 1000, 4096}) {
+    const int m = 16, n = 16;
+    const auto A = course::random_uniform(m * k, 41 + k);
+    const auto B = course::random_uniform(k * n, 42 + k);
+    const auto C = tf32_matmul(A, B, m, n, k);
+    const auto tf32 = course::check_matmul(A, B, C, m, n, k, 1, course::Arithmetic::tf32);
+    INFO("k " << k << ": " << tf32.summary(n));
+    CHECK(tf32.passed);
+    if (k >= 33) {  // with a few terms the FP32 rule's margin may still cover the rounding
+      const auto fp32 = course::check_matmul(A, B, C, m, n, k, 1, course::Arithmetic::fp32);
+      CHECK_FALSE(fp32.passed);
+    }
+  }
+}
+
+TEST_CASE("a TF32 product missing one term fails the TF32 tolerance", "[check]") {
+  for (int k : {2, 64, 1000, 4096}) {
+    const int m = 16, n = 16;
+    const auto A = course::random_uniform(m * k, 51 + k);
+    const auto B = course::random_uniform(k * n, 52 + k);
+    const auto C = tf32_matmul(A, B, m, n, k, k / 2);
+    const auto result = course::check_matmul(A, B, C, m, n, k, 1, course::Arithmetic::tf32);
+    INFO("k " << k << ": " << result.summary(n));
+    CHECK_FALSE(result.passed);
+  }
+}
+
+TEST_CASE("TF32 loses a small difference of nearly equal terms", "[check]") {
+  // The lesson's example: (1 + 2^-12) * 1 + (-1) * 1 is 2^-12 exactly in FP32 and 0 in TF32.
+  const std::vector<float> A = {1.0f + std::ldexp(1.0f, -12), -1.0f};
+  const std::vector<float> B = {1.0f, 1.0f};
+  CHECK(float_matmul(A, B, 1, 1, 2)[0] == std::ldexp(1.0f, -12));
+  CHECK(tf32_matmul(A, B, 1, 1, 2)[0] == 0.0f);
 }

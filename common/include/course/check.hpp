@@ -15,6 +15,21 @@
 /// L is k for matmul and the mask area (or length) for the convolutions. minplus is compared
 /// exactly (see reference.hpp). NaN never passes, so a poisoned element that the kernel did not
 /// write is always caught.
+///
+/// ## TF32 products (tensor cores)
+/// A product whose inputs are rounded to TF32 (10 mantissa bits, round to nearest) carries the
+/// rounding of each input, relative error at most u = 2^-11, and so each term `a*b` an error
+/// `a*b*(da + db)` with |da|, |db| <= u (the u^2 term is below FP32's own rounding). The check
+/// compares with the exact product of the unrounded inputs and allows, on top of the FP32 rule:
+/// - `atol += 6 * sqrt(2L/3) * u * Ma * Mb`: for random inputs the roundings are independent and
+///   spread evenly over [-u, u] (variance u^2/3), so the L errors sum to a standard deviation of
+///   at most `sqrt(2L/3) * u * Ma * Mb`; six of those is never reached by chance, while a missing
+///   or misplaced term of usual size (about Ma * Mb / 4 for uniform inputs) still fails while L is
+///   below about ten thousand;
+/// - `rtol += 2u`: when every term has the same sign the roundings need not cancel, and the error
+///   is at most 2u times the sum of |a*b|, which is then |ref|.
+/// Inputs built to round the same way everywhere with cancelling signs (1 + 2^-12 against -1)
+/// fall outside both parts: that is TF32's real error, shown in chapter 6's lesson.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +42,20 @@ namespace course {
 
 /// FP32 machine epsilon, 2^-23.
 constexpr double kFloatEpsilon = 1.1920928955078125e-07;
+
+/// Largest relative error of rounding to the nearest TF32 value (10 mantissa bits): 2^-11.
+constexpr double kTf32UnitRoundoff = 4.8828125e-04;
+
+/// How a product kernel multiplies: FP32 on the FMA pipes, or TF32 inputs on tensor cores.
+enum class Arithmetic {
+  fp32,  ///< every product and sum in FP32
+  tf32,  ///< inputs rounded to TF32, products and sums in FP32 (chapter 6)
+};
+
+/// @p x rounded to the nearest TF32 value, ties away from zero: what the GPU's
+/// `cvt.rna.tf32.f32` gives, as a float whose 13 lowest mantissa bits are zero. Infinities and
+/// NaN are returned unchanged; a value that rounds past FLT_MAX becomes infinity.
+float round_to_tf32(float x);
 
 /// Outputs cheaper than this many multiply-adds to recompute are checked in full; larger ones on a
 /// sample (about 0.15 s of CPU time at either end).
@@ -46,6 +75,14 @@ struct Tolerance {
 /// The tolerance for a result that sums @p reduction_length products of inputs whose magnitudes
 /// are bounded by @p max_abs_a and @p max_abs_b (the rule in this file's description).
 Tolerance accumulation_tolerance(long long reduction_length, double max_abs_a, double max_abs_b);
+
+/// The tolerance for a sum of @p reduction_length products of TF32-rounded inputs (the TF32 part
+/// of this file's description added to accumulation_tolerance()).
+Tolerance tf32_tolerance(long long reduction_length, double max_abs_a, double max_abs_b);
+
+/// The tolerance of a product with @p arithmetic: accumulation_tolerance() or tf32_tolerance().
+Tolerance product_tolerance(Arithmetic arithmetic, long long reduction_length, double max_abs_a,
+                            double max_abs_b);
 
 /// Equality: the tolerance of minplus and of exact small-integer tests.
 Tolerance exact_tolerance();
@@ -83,9 +120,11 @@ CheckResult compare(const float* got, std::size_t count,
 /// kSampleSize entries in all.
 std::vector<std::size_t> sample_indices(std::size_t rows, std::size_t columns, std::uint64_t seed);
 
-/// Checks a matmul result @p C (m x n) against the double reference, in full or on a sample.
+/// Checks a matmul result @p C (m x n) against the double reference, in full or on a sample, with
+/// the tolerance of @p arithmetic.
 CheckResult check_matmul(const std::vector<float>& A, const std::vector<float>& B,
-                         const std::vector<float>& C, int m, int n, int k, std::uint64_t seed);
+                         const std::vector<float>& C, int m, int n, int k, std::uint64_t seed,
+                         Arithmetic arithmetic = Arithmetic::fp32);
 /// Checks a minplus result exactly, in full or on a sample.
 CheckResult check_minplus(const std::vector<float>& A, const std::vector<float>& B,
                           const std::vector<float>& C, int m, int n, int k, std::uint64_t seed);
