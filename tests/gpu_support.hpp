@@ -8,6 +8,7 @@
 #include "course/check.hpp"
 #include "course/problems.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -56,12 +57,13 @@ void check_conv2d(const Conv2dLauncher& conv2d, const std::vector<ImageShape>& i
 /// Checks @p conv1d at every shape of @p shapes.
 void check_conv1d(const Conv1dLauncher& conv1d, const std::vector<Conv1dShape>& shapes);
 
-/// The course's shapes (@p course_shapes, e.g. kImageShapes) followed by a chapter's own.
+/// The course's shapes of one kind (@p course_shapes, e.g. kImageShapes) followed by @p more, a
+/// chapter's own.
 template <typename Shape, std::size_t N>
-std::vector<Shape> with_more(const Shape (&course_shapes)[N], std::vector<Shape> more = {}) {
-  std::vector<Shape> shapes(course_shapes, course_shapes + N);
-  shapes.insert(shapes.end(), more.begin(), more.end());
-  return shapes;
+std::vector<Shape> shapes(const Shape (&course_shapes)[N], const std::vector<Shape>& more = {}) {
+  std::vector<Shape> all(course_shapes, course_shapes + N);
+  all.insert(all.end(), more.begin(), more.end());
+  return all;
 }
 
 }  // namespace course::testing

@@ -19,11 +19,11 @@ TEST_CASE("ch01 matmul and minplus match the reference at the course's sizes, bo
 
 TEST_CASE("ch01 conv2d matches the reference, images smaller than the mask included", "[gpu]") {
   COURSE_REQUIRE_GPU();
-  testing::check_conv2d(ch01::conv2d, testing::with_more(testing::kImageShapes),
-                        testing::with_more(testing::kMaskShapes));
+  testing::check_conv2d(ch01::conv2d, testing::shapes(testing::kImageShapes),
+                        testing::shapes(testing::kMaskShapes));
 }
 
 TEST_CASE("ch01 conv1d matches the reference, more taps than samples included", "[gpu]") {
   COURSE_REQUIRE_GPU();
-  testing::check_conv1d(ch01::conv1d, testing::with_more(testing::kConv1dShapes));
+  testing::check_conv1d(ch01::conv1d, testing::shapes(testing::kConv1dShapes));
 }

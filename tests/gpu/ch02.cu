@@ -28,7 +28,7 @@ TEST_CASE("ch02 conv2d matches the reference for every compiled mask, small imag
   COURSE_REQUIRE_GPU();
   // Beyond the design's images: several blocks in both directions, and shapes one short of and
   // one past a 32 x 32 block, so every edge of a tile and of its halo is exercised.
-  const auto images = testing::with_more(testing::kImageShapes, {{31, 33}, {64, 65}, {97, 70}});
+  const auto images = testing::shapes(testing::kImageShapes, {{31, 33}, {64, 65}, {97, 70}});
   std::vector<testing::MaskShape> masks;
   for (int side : ch02::kMaskSides)
     masks.push_back({side, side});

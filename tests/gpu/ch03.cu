@@ -59,10 +59,10 @@ TEST_CASE("ch03 conv2d matches the reference for run-time masks and blocks", "[g
   COURSE_REQUIRE_GPU();
   // Images beyond the design's list: several blocks in both directions, and shapes one short of
   // and one past a 32 x 32 block, so every edge of a tile and of its halo is exercised.
-  const auto images = testing::with_more(testing::kImageShapes, {{31, 33}, {64, 65}, {97, 70}});
+  const auto images = testing::shapes(testing::kImageShapes, {{31, 33}, {64, 65}, {97, 70}});
   // Masks beyond the design's list: long and flat, larger than 13 and not square, and the largest
   // allowed (63 x 63, which needs the opt-in above 48 KB with 32 x 32 blocks).
-  const auto masks = testing::with_more(
+  const auto masks = testing::shapes(
       testing::kMaskShapes,
       {{1, 9}, {9, 1}, {7, 15}, {31, 17}, {course::kMaxMaskSide, course::kMaxMaskSide}});
   for (int block : kBlockChoices) {
@@ -90,16 +90,15 @@ TEST_CASE("ch03 conv1d matches the reference, from 1 tap to the largest mask", "
   COURSE_REQUIRE_GPU();
   // Beyond the design's list: several runs of kConv1dRun outputs, runs that end one short of and
   // one past a block, the largest mask on short and long signals (m > n, m = n).
-  const auto shapes =
-      testing::with_more(testing::kConv1dShapes, {{ch03::kConv1dRun, 1},
-                                                  {ch03::kConv1dRun + 1, 1},
-                                                  {ch03::kConv1dRun - 9, 10},
-                                                  {3 * ch03::kConv1dRun + 17, 127},
-                                                  {20000, 10},
-                                                  {1, ch03::kMaxTaps},
-                                                  {ch03::kMaxTaps, ch03::kMaxTaps},
-                                                  {ch03::kMaxTaps - 1, ch03::kMaxTaps},
-                                                  {9000, ch03::kMaxTaps}});
+  const auto shapes = testing::shapes(testing::kConv1dShapes, {{ch03::kConv1dRun, 1},
+                                                               {ch03::kConv1dRun + 1, 1},
+                                                               {ch03::kConv1dRun - 9, 10},
+                                                               {3 * ch03::kConv1dRun + 17, 127},
+                                                               {20000, 10},
+                                                               {1, ch03::kMaxTaps},
+                                                               {ch03::kMaxTaps, ch03::kMaxTaps},
+                                                               {ch03::kMaxTaps - 1, ch03::kMaxTaps},
+                                                               {9000, ch03::kMaxTaps}});
   // Each shape's launch must use the buffer its mask length needs.
   const course::Conv1dLauncher conv1d = [](const float* a, int n, const float* b, int m, float* y,
                                            cudaStream_t stream) {

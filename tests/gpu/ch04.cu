@@ -37,5 +37,5 @@ TEST_CASE("ch04 conv2d matches the reference for every compiled mask and the gen
   const std::vector<testing::MaskShape> masks = {{1, 1},   {3, 3},   {5, 5},  {7, 7},  {9, 9},
                                                  {11, 11}, {13, 13}, {3, 5},  {5, 3},  {15, 15},
                                                  {1, 63},  {63, 1},  {21, 7}, {63, 63}};
-  testing::check_conv2d(ch04::conv2d, testing::with_more(testing::kImageShapes), masks);
+  testing::check_conv2d(ch04::conv2d, testing::shapes(testing::kImageShapes), masks);
 }
