@@ -6,7 +6,9 @@
 /// matrix product walks along k one T x T tile of A and of B at a time: load, barrier, compute,
 /// barrier. conv2d stages its input tile with the halo around it, and the mask, then computes.
 /// Tile widths and mask sizes are template parameters: each one the executable offers is a
-/// separately compiled kernel, and the launchers refuse the others.
+/// separately compiled kernel, and the launchers refuse the others. From this chapter on matmul
+/// and minplus share one product kernel, a template over the semiring it combines with
+/// (course::PlusTimes or course::MinPlus, common/include/course/semiring.cuh).
 #pragma once
 
 #include <cuda_runtime.h>
