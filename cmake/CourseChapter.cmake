@@ -5,6 +5,8 @@
 #   chNN_<slug>_solution    the same main.cu built with solutions/NN_<slug>/kernels.cuh
 #   tests/gpu/chNN.cu       built against each edition (test_chNN, test_chNN_solution)
 #   CTest runs of both executables at a small size (SMOKE_ARGS).
+# and adds NN_<slug> to the global property COURSE_CHAPTERS, from which the ladder takes its
+# chapters.
 # Labels: solution tests "gpu;solutions", the student's "gpu;chNN". The student's tests are
 # opt-in: they report SKIPPED unless COURSE_CHECK names the chapter (COURSE_CHECK=chNN or all).
 set(COURSE_DEFAULT_SMOKE_ARGS -m 67 -n 45 -k 33 --height 37 --width 29 --mask 5x3
@@ -21,6 +23,8 @@ function(course_add_chapter)
     message(STATUS "Chapter ${CH_NUMBER} (${dir}) is not written yet: skipped")
     return()
   endif()
+  # The chapters added so far, for the ladder (scripts/ladder/CMakeLists.txt).
+  set_property(GLOBAL APPEND PROPERTY COURSE_CHAPTERS ${dir})
   foreach(edition student solution)
     if(edition STREQUAL "solution")
       set(target "${label}_${CH_SLUG}_solution")

@@ -1,5 +1,7 @@
 #include "gpu_support.hpp"
 
+#include "catch.hpp"
+
 #include "course/device_info.hpp"
 #include "course/driver.hpp"
 #include "course/random.hpp"
@@ -24,11 +26,6 @@ bool chapter_requested(const std::string& chapter_label) {
       return true;
   }
   return false;
-}
-
-CheckResult run_instance(const ProblemInstance& instance, const ProblemSet& set,
-                         const LaunchOptions& options) {
-  return instance.check(instance.checked_run(set, options, nullptr));
 }
 
 }  // namespace
@@ -56,40 +53,72 @@ std::uint64_t test_seed(std::initializer_list<long long> parts) {
   return seed;
 }
 
-CheckResult run_product(ProductLauncher launcher, Problem problem, int m, int n, int k,
-                        std::uint64_t seed, const LaunchOptions& options) {
-  Options sizes;
-  sizes.m = m;
-  sizes.n = n;
-  sizes.k = k;
-  sizes.seed = seed;
+CheckResult run_workload(const ProblemSet& set, const Workload& workload, std::uint64_t seed) {
+  const ProblemInstance instance(workload, seed);
+  return instance.check(instance.checked_run(set, nullptr));
+}
+
+CheckResult run_product(const ProductLauncher& launcher, Problem problem, int m, int n, int k,
+                        std::uint64_t seed) {
   ProblemSet set;
   (problem == Problem::minplus ? set.minplus : set.matmul) = launcher;
-  return run_instance(ProblemInstance(problem, sizes), set, options);
+  return run_workload(set, product_workload(problem, m, n, k), seed);
 }
 
-CheckResult run_conv2d(Conv2dLauncher launcher, int h, int w, int mk, int ml, std::uint64_t seed,
-                       const LaunchOptions& options) {
-  Options sizes;
-  sizes.height = h;
-  sizes.width = w;
-  sizes.mask_rows = mk;
-  sizes.mask_cols = ml;
-  sizes.seed = seed;
+CheckResult run_conv2d(const Conv2dLauncher& launcher, int h, int w, int mk, int ml,
+                       std::uint64_t seed) {
   ProblemSet set;
   set.conv2d = launcher;
-  return run_instance(ProblemInstance(Problem::conv2d, sizes), set, options);
+  return run_workload(set, conv2d_workload(h, w, mk, ml), seed);
 }
 
-CheckResult run_conv1d(Conv1dLauncher launcher, int n, int m, std::uint64_t seed,
-                       const LaunchOptions& options) {
-  Options sizes;
-  sizes.signal_length = n;
-  sizes.taps = m;
-  sizes.seed = seed;
+CheckResult run_conv1d(const Conv1dLauncher& launcher, int n, int m, std::uint64_t seed) {
   ProblemSet set;
   set.conv1d = launcher;
-  return run_instance(ProblemInstance(Problem::conv1d, sizes), set, options);
+  return run_workload(set, conv1d_workload(n, m), seed);
+}
+
+void check_products(const ProductLauncher& matmul, const ProductLauncher& minplus, int m, int n,
+                    int k, long long salt) {
+  const auto seed = test_seed({salt, m, n, k});
+  INFO("m " << m << " n " << n << " k " << k << ", seed " << seed);
+  const CheckResult product = run_product(matmul, Problem::matmul, m, n, k, seed);
+  INFO("matmul: " << product.summary(n));
+  CHECK(product.passed);
+  const CheckResult paths = run_product(minplus, Problem::minplus, m, n, k, seed);
+  INFO("minplus: " << paths.summary(n));
+  CHECK(paths.passed);
+}
+
+void check_products_at_course_sizes(const ProductLauncher& matmul, const ProductLauncher& minplus) {
+  for (int s : kAwkwardSizes)
+    check_products(matmul, minplus, s, s, s, 1);
+  for (const auto& shape : kNonSquareShapes)
+    check_products(matmul, minplus, shape.m, shape.n, shape.k, 2);
+}
+
+void check_conv2d(const Conv2dLauncher& conv2d, const std::vector<ImageShape>& images,
+                  const std::vector<MaskShape>& masks) {
+  for (const auto& image : images) {
+    for (const auto& mask : masks) {
+      const auto seed = test_seed({3, image.h, image.w, mask.mk, mask.ml});
+      INFO("image " << image.h << "x" << image.w << " mask " << mask.mk << "x" << mask.ml
+                    << ", seed " << seed);
+      const CheckResult result = run_conv2d(conv2d, image.h, image.w, mask.mk, mask.ml, seed);
+      INFO(result.summary(image.w));
+      CHECK(result.passed);
+    }
+  }
+}
+
+void check_conv1d(const Conv1dLauncher& conv1d, const std::vector<Conv1dShape>& shapes) {
+  for (const auto& sizes : shapes) {
+    const auto seed = test_seed({4, sizes.n, sizes.m});
+    INFO("n " << sizes.n << " m " << sizes.m << ", seed " << seed);
+    const CheckResult result = run_conv1d(conv1d, sizes.n, sizes.m, seed);
+    INFO(result.summary());
+    CHECK(result.passed);
+  }
 }
 
 }  // namespace course::testing

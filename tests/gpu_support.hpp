@@ -1,14 +1,18 @@
 // Helpers shared by the GPU tests of every chapter: deciding whether GPU tests run here, seeds,
-// and running one launcher on fresh random inputs with a poisoned output.
+// running one launcher on fresh random inputs with a poisoned output, and the loops over the
+// course's test sizes that every chapter repeats.
 #pragma once
 
+#include "gpu_sizes.hpp"
+
 #include "course/check.hpp"
-#include "course/launch.cuh"
 #include "course/problems.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 namespace course::testing {
 
@@ -21,18 +25,46 @@ bool gpu_tests_enabled(const char* chapter_label, bool solution);
 /// so every size gets its own fresh inputs and any failure can be replayed.
 std::uint64_t test_seed(std::initializer_list<long long> parts);
 
-/// Runs @p launcher for @p problem (matmul or minplus) at m x n x k on seeded random inputs with
-/// a poisoned output and returns the comparison with the CPU reference.
-CheckResult run_product(ProductLauncher launcher, Problem problem, int m, int n, int k,
-                        std::uint64_t seed, const LaunchOptions& options = {});
+/// Runs @p set's launcher for @p workload on inputs seeded by @p seed, with a poisoned output,
+/// and returns the comparison with the CPU reference.
+CheckResult run_workload(const ProblemSet& set, const Workload& workload, std::uint64_t seed);
 
-/// Same for conv2d: an h x w image and an mk x ml mask.
-CheckResult run_conv2d(Conv2dLauncher launcher, int h, int w, int mk, int ml, std::uint64_t seed,
-                       const LaunchOptions& options = {});
+/// run_workload() for one product launcher: @p problem (matmul or minplus) at m x n x k.
+CheckResult run_product(const ProductLauncher& launcher, Problem problem, int m, int n, int k,
+                        std::uint64_t seed);
 
-/// Same for conv1d: n samples and m taps.
-CheckResult run_conv1d(Conv1dLauncher launcher, int n, int m, std::uint64_t seed,
-                       const LaunchOptions& options = {});
+/// run_workload() for one conv2d launcher: an h x w image and an mk x ml mask.
+CheckResult run_conv2d(const Conv2dLauncher& launcher, int h, int w, int mk, int ml,
+                       std::uint64_t seed);
+
+/// run_workload() for one conv1d launcher: n samples and m taps.
+CheckResult run_conv1d(const Conv1dLauncher& launcher, int n, int m, std::uint64_t seed);
+
+/// The test checks of one product shape: runs @p matmul and @p minplus at m x n x k and checks
+/// each (Catch2 CHECK, with the sizes, the seed and the worst element in the message). @p salt
+/// keeps the seeds of different test cases apart.
+void check_products(const ProductLauncher& matmul, const ProductLauncher& minplus, int m, int n,
+                    int k, long long salt);
+
+/// check_products() at every awkward square size (salt 1) and every non-square shape (salt 2)
+/// of the course.
+void check_products_at_course_sizes(const ProductLauncher& matmul, const ProductLauncher& minplus);
+
+/// Checks @p conv2d on every image of @p images with every mask of @p masks.
+void check_conv2d(const Conv2dLauncher& conv2d, const std::vector<ImageShape>& images,
+                  const std::vector<MaskShape>& masks);
+
+/// Checks @p conv1d at every shape of @p shapes.
+void check_conv1d(const Conv1dLauncher& conv1d, const std::vector<Conv1dShape>& shapes);
+
+/// The course's shapes of one kind (@p course_shapes, e.g. kImageShapes) followed by @p more, a
+/// chapter's own.
+template <typename Shape, std::size_t N>
+std::vector<Shape> shapes(const Shape (&course_shapes)[N], const std::vector<Shape>& more = {}) {
+  std::vector<Shape> all(course_shapes, course_shapes + N);
+  all.insert(all.end(), more.begin(), more.end());
+  return all;
+}
 
 }  // namespace course::testing
 

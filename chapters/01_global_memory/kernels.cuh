@@ -8,21 +8,23 @@
 
 #include <cuda_runtime.h>
 
+#include <climits>
+#include <cmath>
+
 #include "course/exercise.hpp"
 #include "course/launch.cuh"
-#include "course/semiring.cuh"
 
 /// Chapter 1: naive kernels, one thread per output.
 namespace ch01 {
 
 /// The exercises of this chapter, for the hint printed when a check fails.
 inline constexpr course::Exercise kExercises[] = {
-    {"1.1", "matmul", "which output a thread owns"},
-    {"1.1", "minplus", "which output a thread owns"},
-    {"1.2", "matmul", "the reduction over k"},
-    {"1.2", "minplus", "the reduction over k"},
-    {"1.3", "conv2d", "the sum over the mask"},
-    {"1.4", "conv1d", "the range of taps and their sum"},
+    {"1.1", "matmul", "which element of C a thread owns"},
+    {"1.1", "minplus", "which element of C a thread owns"},
+    {"1.2", "matmul", "the sum over k"},
+    {"1.3", "minplus", "the minimum over k"},
+    {"1.4", "conv2d", "the sum over the mask"},
+    {"1.5", "conv1d", "the range of taps and their sum"},
 };
 
 /// Threads per block along x: one warp, so a warp spans 32 consecutive outputs of a row.
@@ -32,29 +34,60 @@ constexpr int kBlockY = 8;
 /// Threads per block of the 1D kernel.
 constexpr int kBlock1d = 256;
 
-/// Matrix product over @p Semiring: thread (fast, slow) computes one element of C.
-/// With ThreadMapping::coalesced the fast index (consecutive threads of a warp) walks the
-/// columns, so the warp reads 32 consecutive elements of a row of B and writes 32 consecutive
-/// elements of C; with ThreadMapping::transposed it walks the rows, and every access is strided.
-template <typename Semiring, course::ThreadMapping Mapping>
-__global__ void product_kernel(const float* A, const float* B, float* C, int m, int n, int k) {
-  // EXERCISE 1.1 begin: which output a thread owns
-  // Compute this thread's fast index (consecutive threads of a warp: blockIdx.x, blockDim.x,
-  // threadIdx.x) and slow index (the same along y), then assign them to row and col according to
-  // Mapping: coalesced puts the fast index on the column, transposed on the row.
-  const int row = m;  // replace these two lines: as written, every thread skips its output
-  const int col = n;
+/// One element of a matrix: its row and its column.
+struct Element {
+  int row;  ///< row index
+  int col;  ///< column index
+};
+
+/// The element of C that the calling thread computes. Its *fast* index counts along x, so that
+/// the 32 threads of a warp have consecutive fast indices; its *slow* index counts along y. With
+/// ThreadMapping::coalesced the fast index is the column: a warp reads 32 consecutive elements of
+/// a row of B and writes 32 consecutive elements of C. With ThreadMapping::transposed it is the
+/// row, and every access of the warp is strided. The launcher lays out the grid to match.
+__device__ inline Element owned_element(course::ThreadMapping mapping) {
+  // EXERCISE 1.1 begin: which element of C a thread owns
+  // Compute this thread's fast index, blockIdx.x * blockDim.x + threadIdx.x (the 32 threads of
+  // a warp have consecutive fast indices), and its slow index, the same along y. Then return
+  // {row, col}: with ThreadMapping::coalesced the fast index is the column ({slow, fast}); with
+  // ThreadMapping::transposed it is the row ({fast, slow}). For the transposed mapping the
+  // launcher swaps the grid, grid_2d(m, n) instead of grid_2d(n, m), so that x covers the m rows
+  // and y the n columns: see launch_product().
+  return {INT_MAX, INT_MAX};  // replace: as written, every thread falls outside C and skips it
   // EXERCISE 1.1 end
+}
+
+/// C = A * B: the thread that owns C[row][col] reads row `row` of A and column `col` of B from
+/// global memory and writes their dot product.
+__global__ void matmul_kernel(const float* A, const float* B, float* C, int m, int n, int k,
+                              course::ThreadMapping mapping) {
+  const auto [row, col] = owned_element(mapping);
   // The grid is rounded up to whole blocks, so some threads fall outside C. This kernel has no
   // barrier, so they may simply leave.
   if (row >= m || col >= n)
     return;
-  float acc = Semiring::identity();
-  // EXERCISE 1.2 begin: the reduction over k
-  // For p from 0 to k - 1, combine acc with A[row][p] and B[p][col] (row-major: index
-  // row * k + p and p * n + col, in size_t so that large matrices do not overflow).
+  float sum = 0.0f;
+  // EXERCISE 1.2 begin: the sum over k
+  // For p from 0 to k - 1, add A[row][p] * B[p][col] to sum (row-major: indices row * k + p and
+  // p * n + col, computed in size_t so that large matrices do not overflow an int).
   // EXERCISE 1.2 end
-  C[static_cast<size_t>(row) * n + col] = acc;
+  C[static_cast<size_t>(row) * n + col] = sum;
+}
+
+/// C[row][col] = min over p of A[row][p] + B[p][col], the shortest path of two steps from `row`
+/// to `col`: the same threads and the same reads as matmul_kernel, another arithmetic. The result
+/// starts as +infinity ("no path") and each step keeps the smaller of it and A + B.
+__global__ void minplus_kernel(const float* A, const float* B, float* C, int m, int n, int k,
+                               course::ThreadMapping mapping) {
+  const auto [row, col] = owned_element(mapping);
+  if (row >= m || col >= n)
+    return;
+  float shortest = INFINITY;
+  // EXERCISE 1.3 begin: the minimum over k
+  // For p from 0 to k - 1, keep the smaller of shortest and A[row][p] + B[p][col] (fminf), with
+  // the same indices as in matmul_kernel.
+  // EXERCISE 1.3 end
+  C[static_cast<size_t>(row) * n + col] = shortest;
 }
 
 /// 2D convolution, zero padding, same-size output: thread (x, y) computes out[y][x] from the
@@ -66,10 +99,10 @@ __global__ void conv2d_kernel(const float* img, int h, int w, const float* mask,
   if (x >= w || y >= h)
     return;
   float sum = 0.0f;
-  // EXERCISE 1.3 begin: the sum over the mask
+  // EXERCISE 1.4 begin: the sum over the mask
   // For every mask entry (p, q), add mask[p][q] * img[y + mk/2 - p][x + ml/2 - q] to sum,
   // skipping image positions outside [0, h) x [0, w) (zero padding).
-  // EXERCISE 1.3 end
+  // EXERCISE 1.4 end
   out[static_cast<size_t>(y) * w + x] = sum;
 }
 
@@ -80,50 +113,50 @@ __global__ void conv1d_kernel(const float* a, int n, const float* b, int m, floa
   if (i >= length)
     return;
   float sum = 0.0f;
-  // EXERCISE 1.4 begin: the range of taps and their sum
+  // EXERCISE 1.5 begin: the range of taps and their sum
   // Sum a[i - j] * b[j] over the taps j with 0 <= j < m and 0 <= i - j < n.
-  // EXERCISE 1.4 end
+  // EXERCISE 1.5 end
   y[i] = sum;
 }
 
-/// Launches product_kernel for @p Semiring with the mapping in @p options.
-template <typename Semiring>
-void launch_product(const float* A, const float* B, float* C, int m, int n, int k,
-                    cudaStream_t stream, const course::LaunchOptions& options) {
+/// The signature of matmul_kernel and minplus_kernel.
+using ProductKernel = void (*)(const float* A, const float* B, float* C, int m, int n, int k,
+                               course::ThreadMapping mapping);
+
+/// Launches @p kernel (matmul_kernel or minplus_kernel) with one thread per element of C. The
+/// grid's x extent covers the index that consecutive threads walk: the n columns with
+/// ThreadMapping::coalesced, the m rows with ThreadMapping::transposed.
+inline void launch_product(ProductKernel kernel, const float* A, const float* B, float* C, int m,
+                           int n, int k, cudaStream_t stream, course::ThreadMapping mapping) {
   course::require_positive(m, "m");
   course::require_positive(n, "n");
   course::require_positive(k, "k");
   const dim3 block(kBlockX, kBlockY);
-  if (options.mapping == course::ThreadMapping::coalesced) {
-    const auto kernel = product_kernel<Semiring, course::ThreadMapping::coalesced>;
-    const dim3 grid = course::grid_2d(n, m, block);  // x walks columns
-    kernel<<<grid, block, 0, stream>>>(A, B, C, m, n, k);
-    COURSE_CHECK_LAUNCH(kernel, grid, block, 0, stream);
-  } else {
-    const auto kernel = product_kernel<Semiring, course::ThreadMapping::transposed>;
-    const dim3 grid = course::grid_2d(m, n, block);  // x walks rows
-    kernel<<<grid, block, 0, stream>>>(A, B, C, m, n, k);
-    COURSE_CHECK_LAUNCH(kernel, grid, block, 0, stream);
-  }
+  const dim3 grid = mapping == course::ThreadMapping::coalesced ? course::grid_2d(n, m, block)
+                                                                : course::grid_2d(m, n, block);
+  kernel<<<grid, block, 0, stream>>>(A, B, C, m, n, k, mapping);
+  COURSE_CHECK_LAUNCH(kernel, grid, block, 0, stream);
 }
 
 /// C = A * B (A is m x k, B is k x n, row-major device pointers), one thread per element of C.
-/// @p options.mapping selects the coalesced (default) or transposed thread mapping.
+/// @p mapping: consecutive threads walk the columns (coalesced, the default) or the rows.
 inline void matmul(const float* A, const float* B, float* C, int m, int n, int k,
-                   cudaStream_t stream, const course::LaunchOptions& options = {}) {
-  launch_product<course::PlusTimes>(A, B, C, m, n, k, stream, options);
+                   cudaStream_t stream,
+                   course::ThreadMapping mapping = course::ThreadMapping::coalesced) {
+  launch_product(matmul_kernel, A, B, C, m, n, k, stream, mapping);
 }
 
 /// C[i][j] = min over p of A[i][p] + B[p][j], one thread per element of C.
+/// @p mapping: consecutive threads walk the columns (coalesced, the default) or the rows.
 inline void minplus(const float* A, const float* B, float* C, int m, int n, int k,
-                    cudaStream_t stream, const course::LaunchOptions& options = {}) {
-  launch_product<course::MinPlus>(A, B, C, m, n, k, stream, options);
+                    cudaStream_t stream,
+                    course::ThreadMapping mapping = course::ThreadMapping::coalesced) {
+  launch_product(minplus_kernel, A, B, C, m, n, k, stream, mapping);
 }
 
 /// Convolves the h x w image @p img with the odd mk x ml @p mask (zero padding) into @p out.
 inline void conv2d(const float* img, int h, int w, const float* mask, int mk, int ml, float* out,
-                   cudaStream_t stream, const course::LaunchOptions& options = {}) {
-  (void)options;
+                   cudaStream_t stream) {
   course::require_positive(h, "h");
   course::require_positive(w, "w");
   course::require(mk >= 1 && ml >= 1 && mk % 2 == 1 && ml % 2 == 1, "the mask sides must be odd");
@@ -135,9 +168,7 @@ inline void conv2d(const float* img, int h, int w, const float* mask, int mk, in
 
 /// Full convolution of the n-sample signal @p a with the m-tap mask @p b into the n + m - 1
 /// samples of @p y.
-inline void conv1d(const float* a, int n, const float* b, int m, float* y, cudaStream_t stream,
-                   const course::LaunchOptions& options = {}) {
-  (void)options;
+inline void conv1d(const float* a, int n, const float* b, int m, float* y, cudaStream_t stream) {
   course::require_positive(n, "n");
   course::require_positive(m, "m");
   const dim3 block(kBlock1d);

@@ -9,7 +9,11 @@
 
 int main(int argc, char** argv) {
   course::Chapter chapter = course::make_chapter(1, "global memory");
-  chapter.problems = {ch01::matmul, ch01::minplus, ch01::conv2d, ch01::conv1d};
+  chapter.launchers = [](const course::LaunchOptions& chosen) {
+    return course::ProblemSet{course::with_choice(ch01::matmul, chosen.mapping),
+                              course::with_choice(ch01::minplus, chosen.mapping), ch01::conv2d,
+                              ch01::conv1d};
+  };
   chapter.flags.mapping = true;
   chapter.exercises.assign(std::begin(ch01::kExercises), std::end(ch01::kExercises));
   return course::run_chapter(chapter, argc, argv);

@@ -13,8 +13,17 @@
 
 int main(int argc, char** argv) {
   course::Chapter chapter = course::make_chapter(2, "the static shared tile");
-  chapter.problems = {ch02::matmul, ch02::minplus, ch02::conv2d, nullptr};
-  chapter.previous = {ch01::matmul, ch01::minplus, ch01::conv2d, nullptr};
+  chapter.launchers = [](const course::LaunchOptions& chosen) {
+    return course::ProblemSet{course::with_choice(ch02::matmul, chosen.tile),
+                              course::with_choice(ch02::minplus, chosen.tile),
+                              ch02::conv2d,
+                              {}};
+  };
+  // Chapter 1's solution with its default launch choices.
+  chapter.previous = {course::with_choice(ch01::matmul, course::ThreadMapping::coalesced),
+                      course::with_choice(ch01::minplus, course::ThreadMapping::coalesced),
+                      ch01::conv2d,
+                      {}};
   chapter.flags.tiles.assign(std::begin(ch02::kTiles), std::end(ch02::kTiles));
   chapter.flags.mask_sides.assign(std::begin(ch02::kMaskSides), std::end(ch02::kMaskSides));
   chapter.exercises.assign(std::begin(ch02::kExercises), std::end(ch02::kExercises));

@@ -453,10 +453,10 @@ inline void require_valid_tile(int tile) {
                       " to " + std::to_string(kMaxTile));
 }
 
-/// Launches product_kernel for @p Semiring with the tile width in @p options (0: kTiles[0]).
+/// Launches product_kernel for @p Semiring with the tile width @p tile.
 template <typename Semiring>
 void launch_product(const float* A, const float* B, float* C, int m, int n, int k,
-                    cudaStream_t stream, const course::LaunchOptions& options) {
+                    cudaStream_t stream, int tile) {
   course::require_positive(m, "m");
   course::require_positive(n, "n");
   course::require_positive(k, "k");
@@ -464,7 +464,6 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
   course::require(k <= INT_MAX - 2 * kMaxTile, "k = " + std::to_string(k) +
                                                    " is too large: at most " +
                                                    std::to_string(INT_MAX - 2 * kMaxTile));
-  const int tile = options.tile != 0 ? options.tile : kTiles[0];
   require_valid_tile(tile);
   const auto kernel = product_kernel<Semiring>;
   const std::size_t bytes = product_shared_bytes(tile);
@@ -476,17 +475,17 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
 }
 
 /// C = A * B (A is m x k, B is k x n, row-major device pointers), one T x T tile of C per block
-/// through the dynamic buffer. @p options.tile chooses T at run time (0: the default, 32).
+/// through the dynamic buffer. @p tile chooses T at run time (the default: kTiles[0], 32).
 inline void matmul(const float* A, const float* B, float* C, int m, int n, int k,
-                   cudaStream_t stream, const course::LaunchOptions& options = {}) {
-  launch_product<course::PlusTimes>(A, B, C, m, n, k, stream, options);
+                   cudaStream_t stream, int tile = kTiles[0]) {
+  launch_product<course::PlusTimes>(A, B, C, m, n, k, stream, tile);
 }
 
 /// C[i][j] = min over p of A[i][p] + B[p][j], one T x T tile of C per block through the dynamic
-/// buffer. @p options.tile chooses T at run time (0: the default, 32).
+/// buffer. @p tile chooses T at run time (the default: kTiles[0], 32).
 inline void minplus(const float* A, const float* B, float* C, int m, int n, int k,
-                    cudaStream_t stream, const course::LaunchOptions& options = {}) {
-  launch_product<course::MinPlus>(A, B, C, m, n, k, stream, options);
+                    cudaStream_t stream, int tile = kTiles[0]) {
+  launch_product<course::MinPlus>(A, B, C, m, n, k, stream, tile);
 }
 
 /// Throws std::invalid_argument unless @p mk x @p ml is a mask conv2d takes: odd sides from 1 to
@@ -510,13 +509,13 @@ inline void require_valid_block(int block) {
 
 /// Convolves the h x w image @p img with the odd mk x ml @p mask (zero padding) into @p out, one
 /// B x B tile of outputs per block through the dynamic buffer. Any odd mask up to
-/// course::kMaxMaskSide per side; @p options.block chooses B at run time (0: the default, 32).
+/// course::kMaxMaskSide per side; @p block_width chooses B at run time (the default: kBlocks[0],
+/// 32).
 inline void conv2d(const float* img, int h, int w, const float* mask, int mk, int ml, float* out,
-                   cudaStream_t stream, const course::LaunchOptions& options = {}) {
+                   cudaStream_t stream, int block_width = kBlocks[0]) {
   course::require_positive(h, "h");
   course::require_positive(w, "w");
   require_valid_mask(mk, ml);
-  const int block_width = options.block != 0 ? options.block : kBlocks[0];
   require_valid_block(block_width);
   const std::size_t bytes = conv2d_shared_bytes(block_width, mk, ml);
   prepare_dynamic_shared(conv2d_kernel, bytes,
@@ -637,11 +636,8 @@ __global__ void __launch_bounds__(kConv1dThreads)
 
 /// Full convolution of the n-sample signal @p a with the m-tap mask @p b into the n + m - 1
 /// samples of @p y, one run of kConv1dRun outputs per block through the dynamic buffer, whose
-/// size follows m. Any m from 1 to kMaxTaps, more taps than samples included. conv1d has no
-/// run-time choice beyond m: @p options is accepted for the common signature and not used.
-inline void conv1d(const float* a, int n, const float* b, int m, float* y, cudaStream_t stream,
-                   const course::LaunchOptions& options = {}) {
-  (void)options;
+/// size follows m. Any m from 1 to kMaxTaps, more taps than samples included.
+inline void conv1d(const float* a, int n, const float* b, int m, float* y, cudaStream_t stream) {
   course::require_positive(n, "n");
   course::require_positive(m, "m");
   require_valid_taps(m);

@@ -15,8 +15,15 @@
 
 int main(int argc, char** argv) {
   course::Chapter chapter = course::make_chapter(3, "the dynamic shared buffer");
-  chapter.problems = {ch03::matmul, ch03::minplus, ch03::conv2d, ch03::conv1d};
-  chapter.previous = {ch02::matmul, ch02::minplus, ch02::conv2d, ch01::conv1d};
+  chapter.launchers = [](const course::LaunchOptions& chosen) {
+    return course::ProblemSet{course::with_choice(ch03::matmul, chosen.tile),
+                              course::with_choice(ch03::minplus, chosen.tile),
+                              course::with_choice(ch03::conv2d, chosen.block), ch03::conv1d};
+  };
+  // The previous chapters' solutions with their default launch choices (the first tile offered).
+  chapter.previous = {course::with_choice(ch02::matmul, ch02::kTiles[0]),
+                      course::with_choice(ch02::minplus, ch02::kTiles[0]), ch02::conv2d,
+                      ch01::conv1d};
   chapter.previous_numbers[static_cast<int>(course::Problem::conv1d)] =
       1;  // no conv1d in chapter 2
   chapter.flags.tiles.assign(std::begin(ch03::kTiles), std::end(ch03::kTiles));

@@ -17,31 +17,31 @@ constexpr std::uint64_t kFirstInputStream = 1;
 constexpr std::uint64_t kSecondInputStream = 2;
 constexpr std::uint64_t kSampleStream = 3;
 
-std::size_t element_count(Problem problem, const Options& o, int which) {
+std::size_t element_count(const Workload& w, int which) {
   // which: 0 first input, 1 second input, 2 output
-  const std::size_t m = o.m, n = o.n, k = o.k;
-  switch (problem) {
+  const std::size_t m = w.m, n = w.n, k = w.k;
+  switch (w.problem) {
     case Problem::matmul:
     case Problem::minplus:
       return which == 0 ? m * k : which == 1 ? k * n : m * n;
     case Problem::conv2d:
-      return which == 1 ? static_cast<std::size_t>(o.mask_rows) * o.mask_cols
-                        : static_cast<std::size_t>(o.height) * o.width;
+      return which == 1 ? static_cast<std::size_t>(w.mask_rows) * w.mask_cols
+                        : static_cast<std::size_t>(w.height) * w.width;
     case Problem::conv1d:
-      return which == 0   ? static_cast<std::size_t>(o.signal_length)
-             : which == 1 ? static_cast<std::size_t>(o.taps)
-                          : static_cast<std::size_t>(o.signal_length) + o.taps - 1;
+      return which == 0   ? static_cast<std::size_t>(w.signal_length)
+             : which == 1 ? static_cast<std::size_t>(w.taps)
+                          : static_cast<std::size_t>(w.signal_length) + w.taps - 1;
   }
   return 0;
 }
 
-std::vector<float> draw_input(Problem problem, const Options& o, int which) {
-  const std::size_t count = element_count(problem, o, which);
-  const std::uint64_t seed =
-      derive_seed(o.seed, which == 0 ? kFirstInputStream : kSecondInputStream);
-  if (problem == Problem::minplus)
-    return random_distances(count, seed);
-  return random_uniform(count, seed);
+std::vector<float> draw_input(const Workload& workload, std::uint64_t seed, int which) {
+  const std::size_t count = element_count(workload, which);
+  const std::uint64_t input_seed =
+      derive_seed(seed, which == 0 ? kFirstInputStream : kSecondInputStream);
+  if (workload.problem == Problem::minplus)
+    return random_distances(count, input_seed);
+  return random_uniform(count, input_seed);
 }
 
 std::string join_exercises(const Chapter& chapter, Problem problem) {
@@ -58,51 +58,66 @@ std::string join_exercises(const Chapter& chapter, Problem problem) {
 
 }  // namespace
 
-ProblemInstance::ProblemInstance(Problem problem, const Options& options)
-    : problem_(problem), options_(options) {
-  const std::size_t elements = element_count(problem, options, 0) +
-                               element_count(problem, options, 1) +
-                               element_count(problem, options, 2);
-  const std::string what = std::string(problem_name(problem)) + " at " + sizes();
-  require_device_memory(elements, sizeof(float), what.c_str());
-  host_first_ = draw_input(problem, options, 0);
-  host_second_ = draw_input(problem, options, 1);
-  first_ = DeviceBuffer<float>(host_first_, "the first input");
-  second_ = DeviceBuffer<float>(host_second_, "the second input");
-  output_ = DeviceBuffer<float>(element_count(problem, options, 2), "the output");
+LaunchOptions chosen_launch(const Options& options, const ChapterFlags& flags) {
+  LaunchOptions chosen = options.launch;
+  if (chosen.tile == 0 && !flags.tiles.empty())
+    chosen.tile = flags.tiles.front();
+  if (chosen.block == 0 && !flags.blocks.empty())
+    chosen.block = flags.blocks.front();
+  return chosen;
 }
 
-void ProblemInstance::launch(const ProblemSet& set, const LaunchOptions& launch_options,
-                             cudaStream_t stream) const {
-  const Options& o = options_;
-  switch (problem_) {
+Workload requested_workload(Problem problem, const Options& options) {
+  switch (problem) {
     case Problem::matmul:
-      set.matmul(first_.data(), second_.data(), output_.data(), o.m, o.n, o.k, stream,
-                 launch_options);
+    case Problem::minplus:
+      return product_workload(problem, options.m, options.n, options.k);
+    case Problem::conv2d:
+      return conv2d_workload(options.height, options.width, options.mask_rows, options.mask_cols);
+    case Problem::conv1d:
+      return conv1d_workload(options.signal_length, options.taps);
+  }
+  return {};
+}
+
+ProblemInstance::ProblemInstance(const Workload& workload, std::uint64_t seed)
+    : workload_(workload), seed_(seed) {
+  const std::size_t elements =
+      element_count(workload, 0) + element_count(workload, 1) + element_count(workload, 2);
+  const std::string what = std::string(problem_name(workload.problem)) + " at " + sizes();
+  require_device_memory(elements, sizeof(float), what.c_str());
+  host_first_ = draw_input(workload, seed, 0);
+  host_second_ = draw_input(workload, seed, 1);
+  first_ = DeviceBuffer<float>(host_first_, "the first input");
+  second_ = DeviceBuffer<float>(host_second_, "the second input");
+  output_ = DeviceBuffer<float>(element_count(workload, 2), "the output");
+}
+
+void ProblemInstance::launch(const ProblemSet& set, cudaStream_t stream) const {
+  const Workload& w = workload_;
+  switch (w.problem) {
+    case Problem::matmul:
+      set.matmul(first_.data(), second_.data(), output_.data(), w.m, w.n, w.k, stream);
       break;
     case Problem::minplus:
-      set.minplus(first_.data(), second_.data(), output_.data(), o.m, o.n, o.k, stream,
-                  launch_options);
+      set.minplus(first_.data(), second_.data(), output_.data(), w.m, w.n, w.k, stream);
       break;
     case Problem::conv2d:
-      set.conv2d(first_.data(), o.height, o.width, second_.data(), o.mask_rows, o.mask_cols,
-                 output_.data(), stream, launch_options);
+      set.conv2d(first_.data(), w.height, w.width, second_.data(), w.mask_rows, w.mask_cols,
+                 output_.data(), stream);
       break;
     case Problem::conv1d:
-      set.conv1d(first_.data(), o.signal_length, second_.data(), o.taps, output_.data(), stream,
-                 launch_options);
+      set.conv1d(first_.data(), w.signal_length, second_.data(), w.taps, output_.data(), stream);
       break;
   }
 }
 
-std::vector<float> ProblemInstance::checked_run(const ProblemSet& set,
-                                                const LaunchOptions& launch_options,
-                                                cudaStream_t stream) const {
+std::vector<float> ProblemInstance::checked_run(const ProblemSet& set, cudaStream_t stream) const {
   output_.poison();
   clear_launch_log();
   set_synchronous_launch_checks(true);
   try {
-    launch(set, launch_options, stream);
+    launch(set, stream);
   } catch (...) {
     set_synchronous_launch_checks(false);
     throw;
@@ -113,65 +128,52 @@ std::vector<float> ProblemInstance::checked_run(const ProblemSet& set,
 }
 
 CheckResult ProblemInstance::check(const std::vector<float>& output) const {
-  const Options& o = options_;
-  const std::uint64_t seed = derive_seed(o.seed, kSampleStream);
-  switch (problem_) {
+  const Workload& w = workload_;
+  const std::uint64_t seed = derive_seed(seed_, kSampleStream);
+  switch (w.problem) {
     case Problem::matmul:
-      return check_matmul(host_first_, host_second_, output, o.m, o.n, o.k, seed);
+      return check_matmul(host_first_, host_second_, output, w.m, w.n, w.k, seed);
     case Problem::minplus:
-      return check_minplus(host_first_, host_second_, output, o.m, o.n, o.k, seed);
+      return check_minplus(host_first_, host_second_, output, w.m, w.n, w.k, seed);
     case Problem::conv2d:
-      return check_conv2d(host_first_, o.height, o.width, host_second_, o.mask_rows, o.mask_cols,
+      return check_conv2d(host_first_, w.height, w.width, host_second_, w.mask_rows, w.mask_cols,
                           output, seed);
     case Problem::conv1d:
-      return check_conv1d(host_first_, o.signal_length, host_second_, o.taps, output, seed);
+      return check_conv1d(host_first_, w.signal_length, host_second_, w.taps, output, seed);
   }
   return {};
 }
 
 std::string ProblemInstance::sizes() const {
-  const Options& o = options_;
+  const Workload& w = workload_;
   std::ostringstream out;
-  switch (problem_) {
+  switch (w.problem) {
     case Problem::matmul:
     case Problem::minplus:
-      out << "m=" << o.m << " n=" << o.n << " k=" << o.k;
+      out << "m=" << w.m << " n=" << w.n << " k=" << w.k;
       break;
     case Problem::conv2d:
-      out << "image " << o.height << "x" << o.width << " mask " << o.mask_rows << "x"
-          << o.mask_cols;
+      out << "image " << w.height << "x" << w.width << " mask " << w.mask_rows << "x"
+          << w.mask_cols;
       break;
     case Problem::conv1d:
-      out << "n=" << o.signal_length << " taps=" << o.taps;
+      out << "n=" << w.signal_length << " taps=" << w.taps;
       break;
   }
   return out.str();
 }
 
 void ProblemInstance::fill_rate(RunResult& result, const DeviceInfo& device) const {
-  const Options& o = options_;
-  switch (problem_) {
-    case Problem::matmul:
-    case Problem::minplus:
-      course::fill_rate(result, device, o.m, o.n, o.k);
-      break;
-    case Problem::conv2d:
-      course::fill_rate(result, device, o.height, o.width,
-                        static_cast<double>(o.mask_rows) * o.mask_cols);
-      break;
-    case Problem::conv1d:
-      course::fill_rate(result, device, o.signal_length, o.taps, 0);
-      break;
-  }
+  course::fill_rate(result, device, workload_);
 }
 
 std::size_t ProblemInstance::output_columns() const {
-  switch (problem_) {
+  switch (workload_.problem) {
     case Problem::matmul:
     case Problem::minplus:
-      return static_cast<std::size_t>(options_.n);
+      return static_cast<std::size_t>(workload_.n);
     case Problem::conv2d:
-      return static_cast<std::size_t>(options_.width);
+      return static_cast<std::size_t>(workload_.width);
     case Problem::conv1d:
       return 0;
   }
@@ -186,17 +188,16 @@ RunResult measure(const ProblemInstance& instance, const ProblemSet& set, const 
   result.sizes = instance.sizes();
   result.output_columns = instance.output_columns();
 
-  const std::vector<float> output = instance.checked_run(set, options.launch, stream);
+  const std::vector<float> output = instance.checked_run(set, stream);
   for (const LaunchRecord& launch : launch_log())
     result.kernels.push_back(query_kernel(launch));
 
-  result.timing = time_on_stream([&] { instance.launch(set, options.launch, stream); },
-                                 options.warmup, options.reps, stream);
+  result.timing =
+      time_on_stream([&] { instance.launch(set, stream); }, options.warmup, options.reps, stream);
   if (options.compare && previous != nullptr && previous->offers(instance.problem())) {
     try {
-      const TimingStats before =
-          time_on_stream([&] { instance.launch(*previous, LaunchOptions{}, stream); },
-                         options.warmup, options.reps, stream);
+      const TimingStats before = time_on_stream([&] { instance.launch(*previous, stream); },
+                                                options.warmup, options.reps, stream);
       result.previous_ms = before.median_ms;
     } catch (const std::invalid_argument&) {
       // The previous chapter does not take these sizes (chapter 2 compiles only some masks):
@@ -212,19 +213,16 @@ RunResult measure(const ProblemInstance& instance, const ProblemSet& set, const 
   return result;
 }
 
-std::string describe_variant(Problem problem, const Options& options, const ChapterFlags& flags) {
+std::string describe_variant(Problem problem, const LaunchOptions& chosen,
+                             const ChapterFlags& flags) {
   std::ostringstream out;
   const bool product = problem == Problem::matmul || problem == Problem::minplus;
-  if (product && flags.mapping) {
-    out << "mapping="
-        << (options.launch.mapping == ThreadMapping::coalesced ? "coalesced" : "transposed");
-  }
-  if (product && !flags.tiles.empty()) {
-    out << "tile=" << (options.launch.tile != 0 ? options.launch.tile : flags.tiles.front());
-  }
-  if (problem == Problem::conv2d && !flags.blocks.empty()) {
-    out << "block=" << (options.launch.block != 0 ? options.launch.block : flags.blocks.front());
-  }
+  if (product && flags.mapping)
+    out << "mapping=" << (chosen.mapping == ThreadMapping::coalesced ? "coalesced" : "transposed");
+  if (product && !flags.tiles.empty())
+    out << "tile=" << chosen.tile;
+  if (problem == Problem::conv2d && !flags.blocks.empty())
+    out << "block=" << chosen.block;
   return out.str();
 }
 
@@ -242,15 +240,17 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
     std::cout << usage(program, chapter.flags);
     return kExitPass;
   }
+  const LaunchOptions chosen = chosen_launch(options, chapter.flags);
+  const ProblemSet launchers = chapter.launchers(chosen);
   std::vector<Problem> problems = options.problems;
   if (problems.empty()) {
     for (Problem problem : kAllProblems) {
-      if (chapter.problems.offers(problem))
+      if (launchers.offers(problem))
         problems.push_back(problem);
     }
   }
   for (Problem problem : problems) {
-    if (!chapter.problems.offers(problem)) {
+    if (!launchers.offers(problem)) {
       std::cerr << "error: --problem: chapter " << chapter.number << " has no "
                 << problem_name(problem) << " kernel\n";
       return kExitUsage;
@@ -269,7 +269,7 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
     const DeviceInfo device = query_device();
     COURSE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     if (!options.signal_csv.empty()) {
-      status = run_signal_demo(chapter.problems.conv1d, options.signal_csv, stream, std::cout);
+      status = run_signal_demo(launchers.conv1d, options.signal_csv, stream, std::cout);
       COURSE_CUDA_CHECK(cudaStreamDestroy(stream));
       return status;
     }
@@ -282,20 +282,17 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
                 << "inputs   seed " << options.seed << ", " << options.warmup << " warm-up and "
                 << options.reps << " timed runs per kernel\n\n";
     }
-    const ProblemSet* previous = chapter.previous.matmul || chapter.previous.minplus ||
-                                         chapter.previous.conv2d || chapter.previous.conv1d
-                                     ? &chapter.previous
-                                     : nullptr;
+    const ProblemSet* previous = chapter.previous.empty() ? nullptr : &chapter.previous;
     for (Problem problem : problems) {
       if (!options.csv)
         std::cout << std::flush;
-      const ProblemInstance instance(problem, options);
-      RunResult result = measure(instance, chapter.problems, options, device, stream, previous);
+      const ProblemInstance instance(requested_workload(problem, options), options.seed);
+      RunResult result = measure(instance, launchers, options, device, stream, previous);
       result.chapter = chapter.number;
       const int previous_number = chapter.previous_numbers[static_cast<int>(problem)];
       result.previous_chapter = previous_number != 0 ? previous_number : chapter.number - 1;
       result.solution = chapter.solution;
-      result.variant = describe_variant(problem, options, chapter.flags);
+      result.variant = describe_variant(problem, chosen, chapter.flags);
       if (options.csv) {
         std::cout << csv_line(result) << "\n";
       } else {

@@ -26,18 +26,114 @@ bool parse_problem(const std::string& name, Problem& problem) {
   return false;
 }
 
+bool Workload::operator==(const Workload& other) const {
+  if (problem != other.problem)
+    return false;
+  switch (problem) {
+    case Problem::matmul:
+    case Problem::minplus:
+      return m == other.m && n == other.n && k == other.k;
+    case Problem::conv2d:
+      return height == other.height && width == other.width && mask_rows == other.mask_rows &&
+             mask_cols == other.mask_cols;
+    case Problem::conv1d:
+      return signal_length == other.signal_length && taps == other.taps;
+  }
+  return false;
+}
+
+Workload product_workload(Problem problem, int m, int n, int k) {
+  Workload workload;
+  workload.problem = problem;
+  workload.m = m;
+  workload.n = n;
+  workload.k = k;
+  return workload;
+}
+
+Workload conv2d_workload(int height, int width, int mask_rows, int mask_cols) {
+  Workload workload;
+  workload.problem = Problem::conv2d;
+  workload.height = height;
+  workload.width = width;
+  workload.mask_rows = mask_rows;
+  workload.mask_cols = mask_cols;
+  return workload;
+}
+
+Workload conv1d_workload(int signal_length, int taps) {
+  Workload workload;
+  workload.problem = Problem::conv1d;
+  workload.signal_length = signal_length;
+  workload.taps = taps;
+  return workload;
+}
+
+const char* rate_unit(Problem problem) {
+  switch (problem) {
+    case Problem::matmul:
+      return "TFLOP/s";
+    case Problem::minplus:
+      return "Tstep/s";
+    case Problem::conv2d:
+      return "Gpixel/s";
+    case Problem::conv1d:
+      return "Gsample/s";
+  }
+  return "";
+}
+
+double rate_scale(Problem problem) {
+  return problem == Problem::matmul || problem == Problem::minplus ? 1e12 : 1e9;
+}
+
+double work_per_run(const Workload& w) {
+  switch (w.problem) {
+    case Problem::matmul:
+      return 2.0 * w.m * w.n * w.k;
+    case Problem::minplus:
+      return 1.0 * w.m * w.n * w.k;
+    case Problem::conv2d:
+      return 1.0 * w.height * w.width;
+    case Problem::conv1d:
+      return 1.0 * w.signal_length + w.taps - 1;
+  }
+  return 0;
+}
+
+double flops_per_run(const Workload& w) {
+  switch (w.problem) {
+    case Problem::matmul:
+    case Problem::minplus:
+      return 2.0 * w.m * w.n * w.k;
+    case Problem::conv2d:
+      return 2.0 * w.height * w.width * w.mask_rows * w.mask_cols;
+    case Problem::conv1d:
+      return 2.0 * w.signal_length * w.taps;
+  }
+  return 0;
+}
+
 bool ProblemSet::offers(Problem problem) const {
   switch (problem) {
     case Problem::matmul:
-      return matmul != nullptr;
+      return static_cast<bool>(matmul);
     case Problem::minplus:
-      return minplus != nullptr;
+      return static_cast<bool>(minplus);
     case Problem::conv2d:
-      return conv2d != nullptr;
+      return static_cast<bool>(conv2d);
     case Problem::conv1d:
-      return conv1d != nullptr;
+      return static_cast<bool>(conv1d);
   }
   return false;
+}
+
+bool ProblemSet::empty() const {
+  for (Problem problem : kAllProblems) {
+    if (offers(problem))
+      return false;
+  }
+  return true;
 }
 
 }  // namespace course

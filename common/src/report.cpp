@@ -9,34 +9,16 @@ double RunResult::speedup() const {
   return previous_ms > 0 && timing.median_ms > 0 ? previous_ms / timing.median_ms : 0;
 }
 
-void fill_rate(RunResult& result, const DeviceInfo& device, double m, double n, double k) {
-  // m, n, k mean: products (m, n, k); conv2d (h, w, mask area); conv1d (n, taps, unused).
+void fill_rate(RunResult& result, const DeviceInfo& device, const Workload& workload) {
   const double seconds = result.timing.median_ms * 1e-3;
+  result.flops = flops_per_run(workload);
+  result.rate = work_per_run(workload) / seconds / rate_scale(workload.problem);
+  result.rate_unit = rate_unit(workload.problem);
   double peak = device.fp32_peak_flops();
   result.peak_name = "FP32 peak";
-  switch (result.problem) {
-    case Problem::matmul:
-      result.flops = 2.0 * m * n * k;
-      result.rate = result.flops / seconds / 1e12;
-      result.rate_unit = "TFLOP/s";
-      break;
-    case Problem::minplus:
-      result.flops = 2.0 * m * n * k;  // one add and one min per step
-      result.rate = m * n * k / seconds / 1e12;
-      result.rate_unit = "Tstep/s";
-      result.peak_name = "min-plus peak";
-      peak = device.minplus_peak_steps() * 2.0;  // in operations, to compare with flops
-      break;
-    case Problem::conv2d:
-      result.flops = 2.0 * m * n * k;
-      result.rate = m * n / seconds / 1e9;
-      result.rate_unit = "Gpixel/s";
-      break;
-    case Problem::conv1d:
-      result.flops = 2.0 * m * n;
-      result.rate = (m + n - 1) / seconds / 1e9;
-      result.rate_unit = "Gsample/s";
-      break;
+  if (workload.problem == Problem::minplus) {
+    result.peak_name = "min-plus peak";
+    peak = device.minplus_peak_steps() * 2.0;  // in operations, to compare with flops
   }
   result.peak_percent = peak > 0 ? 100.0 * result.flops / seconds / peak : 0;
 }

@@ -51,7 +51,7 @@ double measured_gain(const std::vector<float>& y, const SignalDemo& demo, double
   return 2.0 * std::hypot(in_phase, quadrature) / count / demo.amplitude;
 }
 
-int run_signal_demo(Conv1dLauncher conv1d, const std::string& csv_path, cudaStream_t stream,
+int run_signal_demo(const Conv1dLauncher& conv1d, const std::string& csv_path, cudaStream_t stream,
                     std::ostream& out) {
   const SignalDemo demo;
   const std::vector<float> signal = demo_signal(demo);
@@ -60,7 +60,7 @@ int run_signal_demo(Conv1dLauncher conv1d, const std::string& csv_path, cudaStre
   DeviceBuffer<float> b(average, "the moving average");
   DeviceBuffer<float> y(signal.size() + average.size() - 1, "the filtered signal");
   y.poison();
-  conv1d(a.data(), demo.samples, b.data(), demo.taps, y.data(), stream, LaunchOptions{});
+  conv1d(a.data(), demo.samples, b.data(), demo.taps, y.data(), stream);
   COURSE_CUDA_CHECK(cudaStreamSynchronize(stream));
   const std::vector<float> filtered = y.download();
 

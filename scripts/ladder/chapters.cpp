@@ -1,23 +1,29 @@
 #include "chapters.hpp"
 
-namespace ladder {
+#include <algorithm>
 
-// COURSE_LADDER_HAVE_CHNN is defined by scripts/ladder/CMakeLists.txt for each chapter whose
-// solutions exist, so the ladder builds at every stage of the course.
+namespace ladder {
+namespace {
+
+// A function's static, so that it exists before the first chapter adds itself, whatever the order
+// in which the program's static objects are initialized.
+std::vector<ChapterSolutions>& added_chapters() {
+  static std::vector<ChapterSolutions> chapters;
+  return chapters;
+}
+
+}  // namespace
+
+bool add_chapter(const ChapterSolutions& chapter) {
+  added_chapters().push_back(chapter);
+  return true;
+}
+
 std::vector<ChapterSolutions> available_chapters() {
-  std::vector<ChapterSolutions> chapters;
-#ifdef COURSE_LADDER_HAVE_CH01
-  chapters.push_back(chapter_01_solutions());
-#endif
-#ifdef COURSE_LADDER_HAVE_CH02
-  chapters.push_back(chapter_02_solutions());
-#endif
-#ifdef COURSE_LADDER_HAVE_CH03
-  chapters.push_back(chapter_03_solutions());
-#endif
-#ifdef COURSE_LADDER_HAVE_CH04
-  chapters.push_back(chapter_04_solutions());
-#endif
+  std::vector<ChapterSolutions> chapters = added_chapters();
+  std::sort(
+      chapters.begin(), chapters.end(),
+      [](const ChapterSolutions& a, const ChapterSolutions& b) { return a.number < b.number; });
   return chapters;
 }
 

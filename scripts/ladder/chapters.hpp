@@ -1,5 +1,5 @@
 /// @file chapters.hpp
-/// @brief The chapters' solution kernels that this ladder was built with, and the cuBLAS baseline.
+/// @brief The chapters' solution kernels that this ladder was built with.
 #pragma once
 
 #include "course/problems.hpp"
@@ -10,22 +10,17 @@ namespace ladder {
 
 /// One chapter's solution launchers.
 struct ChapterSolutions {
-  int number = 0;               ///< chapter number, 1 to 4
-  const char* title = "";       ///< e.g. "global memory"
-  course::ProblemSet problems;  ///< the launchers; null for a problem the chapter does not carry
+  int number = 0;               ///< chapter number
+  course::ProblemSet problems;  ///< the launchers at their default choices; empty where the
+                                ///< chapter does not carry a problem
 };
 
-/// The chapters whose `solutions/NN_slug/kernels.cuh` existed when the ladder was configured, in
-/// chapter order (the build compiles one source file per chapter, chapter_NN.cu).
-std::vector<ChapterSolutions> available_chapters();
+/// Adds @p chapter to available_chapters(). Each compiled copy of chapter_adapter.cu calls it
+/// once, when the program starts; returns true.
+bool add_chapter(const ChapterSolutions& chapter);
 
-/// Chapter 1's solutions (chapter_01.cu).
-ChapterSolutions chapter_01_solutions();
-/// Chapter 2's solutions (chapter_02.cu).
-ChapterSolutions chapter_02_solutions();
-/// Chapter 3's solutions (chapter_03.cu).
-ChapterSolutions chapter_03_solutions();
-/// Chapter 4's solutions (chapter_04.cu).
-ChapterSolutions chapter_04_solutions();
+/// The chapters whose `solutions/NN_slug/kernels.cuh` existed when the ladder was configured, in
+/// chapter order.
+std::vector<ChapterSolutions> available_chapters();
 
 }  // namespace ladder

@@ -1,6 +1,7 @@
 #include "cublas_sgemm.hpp"
 
 #include "course/cuda_check.hpp"
+#include "course/launch.cuh"
 
 #include <cublas_v2.h>
 
@@ -15,24 +16,19 @@
 namespace ladder {
 namespace {
 
-// The handle of the live CublasSgemm object; the launcher is a plain function, so it finds the
-// handle here.
-cublasHandle_t active_handle = nullptr;
-
-void cublas_matmul(const float* A, const float* B, float* C, int m, int n, int k,
-                   cudaStream_t stream, const course::LaunchOptions&) {
-  course::require(active_handle != nullptr, "cuBLAS matmul: no CublasSgemm object is alive");
+void cublas_matmul(cublasHandle_t handle, const float* A, const float* B, float* C, int m, int n,
+                   int k, cudaStream_t stream) {
   course::require_positive(m, "m");
   course::require_positive(n, "n");
   course::require_positive(k, "k");
   const float one = 1.0f;
   const float zero = 0.0f;
-  LADDER_CUBLAS_CHECK(cublasSetStream(active_handle, stream));
+  LADDER_CUBLAS_CHECK(cublasSetStream(handle, stream));
   // cuBLAS is column-major. A row-major m x n matrix is the same memory as a column-major
   // n x m matrix, its transpose, so row-major C = A * B is column-major C^T = B^T * A^T:
   // pass B first, then A, and swap m and n.
   LADDER_CUBLAS_CHECK(
-      cublasSgemm(active_handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, n, A, k, &zero, C, n));
+      cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, n, A, k, &zero, C, n));
   if (course::synchronous_launch_checks())
     COURSE_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
@@ -40,7 +36,6 @@ void cublas_matmul(const float* A, const float* B, float* C, int m, int n, int k
 }  // namespace
 
 CublasSgemm::CublasSgemm() {
-  course::require(active_handle == nullptr, "only one CublasSgemm object may live at a time");
   cublasHandle_t handle = nullptr;
   LADDER_CUBLAS_CHECK(cublasCreate(&handle));
   const cublasStatus_t status = cublasSetMathMode(handle, CUBLAS_PEDANTIC_MATH);
@@ -48,17 +43,16 @@ CublasSgemm::CublasSgemm() {
     (void)cublasDestroy(handle);
     LADDER_CUBLAS_CHECK(status);
   }
-  active_handle = handle;
+  handle_ = handle;
 }
 
 CublasSgemm::~CublasSgemm() {
-  (void)cublasDestroy(active_handle);
-  active_handle = nullptr;
+  (void)cublasDestroy(handle_);
 }
 
 course::ProblemSet CublasSgemm::problems() const {
   course::ProblemSet set;
-  set.matmul = cublas_matmul;
+  set.matmul = [handle = handle_](auto... arguments) { cublas_matmul(handle, arguments...); };
   return set;
 }
 

@@ -35,9 +35,9 @@
 namespace {
 
 using course::Problem;
+using course::Workload;
 using ladder::Row;
 using ladder::Status;
-using ladder::Workload;
 
 // Runs of the quick mode: enough for a median, short enough for a test.
 constexpr int kQuickWarmup = 1;
@@ -384,7 +384,6 @@ int run_ladder(const LadderOptions& options, const std::string& program) {
     std::size_t done = 0;
     for (std::size_t w = 0; w < options.workloads.size(); ++w) {
       const Workload& workload = options.workloads[w];
-      const course::Options sized = ladder::with_sizes(workload, options.base);
       std::vector<std::size_t> runs;
       for (const PlannedRun& run : plan) {
         if (run.workload == w)
@@ -404,7 +403,7 @@ int run_ladder(const LadderOptions& options, const std::string& program) {
                   << ": drawing and uploading the inputs\n"
                   << std::flush;
         try {
-          instance.emplace(workload.problem, sized);
+          instance.emplace(workload, options.base.seed);
         } catch (const std::bad_alloc&) {
           setup_error = "out of host memory for these sizes";
         } catch (const std::exception& error) {
@@ -428,13 +427,14 @@ int run_ladder(const LadderOptions& options, const std::string& program) {
                             ? "not run: the CUDA context was lost after an earlier error"
                             : setup_error;
         } else {
-          row = run_one(*instance, workload, implementation, sized, device, stream, context_lost);
+          row = run_one(*instance, workload, implementation, options.base, device, stream,
+                        context_lost);
         }
         row.date = date;
         if (row.passed()) {
           std::printf(" %10.3f ms %10s %-9s PASS\n", row.result.timing.median_ms,
                       ladder::format_rate(row.result.rate).c_str(),
-                      ladder::rate_unit(workload.problem));
+                      course::rate_unit(workload.problem));
         } else {
           const std::string status_text = ladder::status_name(row.status);
           const bool says_status = row.message.compare(0, status_text.size(), status_text) == 0;

@@ -28,21 +28,21 @@ std::string optional_number(const std::optional<double>& value) {
 }
 
 // The row of `implementation` for `workload`, or nullptr.
-const Row* find_row(const std::vector<Row>& rows, const Workload& workload,
+const Row* find_row(const std::vector<Row>& rows, const course::Workload& workload,
                     const std::string& implementation) {
   for (const Row& row : rows) {
-    if (row.implementation == implementation && same_workload(row.workload, workload))
+    if (row.implementation == implementation && row.workload == workload)
       return &row;
   }
   return nullptr;
 }
 
 // The nearest lower chapter than `chapter` with a row for `workload`, or nullptr.
-const Row* previous_chapter_row(const std::vector<Row>& rows, const Workload& workload,
+const Row* previous_chapter_row(const std::vector<Row>& rows, const course::Workload& workload,
                                 int chapter) {
   const Row* previous = nullptr;
   for (const Row& row : rows) {
-    if (row.chapter > 0 && row.chapter < chapter && same_workload(row.workload, workload) &&
+    if (row.chapter > 0 && row.chapter < chapter && row.workload == workload &&
         (previous == nullptr || row.chapter > previous->chapter)) {
       previous = &row;
     }
@@ -132,7 +132,7 @@ void compute_ratios(std::vector<Row>& rows) {
     if (row.chapter > 0) {
       double best = 0;
       for (const Row& other : rows) {
-        if (other.chapter > 0 && other.passed() && same_workload(other.workload, row.workload))
+        if (other.chapter > 0 && other.passed() && other.workload == row.workload)
           best = std::max(best, other.result.rate);
       }
       row.best_percent = ratio(rate, best, kPercent);
@@ -171,7 +171,7 @@ std::string csv_line(const Row& row, const std::string& device) {
   } else {
     line << ",,,,,";
   }
-  line << rate_unit(row.workload.problem) << ","
+  line << course::rate_unit(row.workload.problem) << ","
        << (result && r.peak_percent > 0 ? number(r.peak_percent) : std::string()) << ","
        << csv_field(r.peak_name) << "," << optional_number(row.cublas_percent) << ","
        << optional_number(row.best_percent) << "," << optional_number(row.speedup) << ","
@@ -198,9 +198,9 @@ std::vector<Goal> performance_goals() {
   const int size = 4096;
   const int image = 8192;
   const int mask = 13;
-  const Workload matmul = product_workload(Problem::matmul, size, size, size);
-  const Workload minplus = product_workload(Problem::minplus, size, size, size);
-  const Workload conv2d = conv2d_workload(image, image, mask, mask);
+  const course::Workload matmul = course::product_workload(Problem::matmul, size, size, size);
+  const course::Workload minplus = course::product_workload(Problem::minplus, size, size, size);
+  const course::Workload conv2d = course::conv2d_workload(image, image, mask, mask);
   std::vector<Goal> goals;
   goals.push_back({"matmul " + size_label(matmul) + ": chapter 2 at least 1.5x chapter 1", matmul,
                    Goal::Kind::speedup_over_chapter, 2, 1, 1.5});
@@ -273,7 +273,7 @@ void print_summary(std::ostream& out, const std::vector<Row>& rows,
     // Implementations in order of first appearance (chapters, then the baseline) and workloads
     // in the order they ran.
     std::vector<std::string> implementations;
-    std::vector<Workload> workloads;
+    std::vector<course::Workload> workloads;
     for (const Row& row : rows) {
       if (row.workload.problem != problem)
         continue;
@@ -281,9 +281,8 @@ void print_summary(std::ostream& out, const std::vector<Row>& rows,
           implementations.end()) {
         implementations.push_back(row.implementation);
       }
-      const bool known = std::any_of(workloads.begin(), workloads.end(), [&](const Workload& w) {
-        return same_workload(w, row.workload);
-      });
+      const bool known = std::any_of(workloads.begin(), workloads.end(),
+                                     [&](const course::Workload& w) { return w == row.workload; });
       if (!known)
         workloads.push_back(row.workload);
     }
@@ -298,7 +297,7 @@ void print_summary(std::ostream& out, const std::vector<Row>& rows,
     header.push_back("ceiling");
     header.push_back("best chapter");
     cells.push_back(header);
-    for (const Workload& workload : workloads) {
+    for (const course::Workload& workload : workloads) {
       std::vector<std::string> line = {size_label(workload)};
       const Row* best = nullptr;
       std::string ceiling;
@@ -342,7 +341,7 @@ void print_summary(std::ostream& out, const std::vector<Row>& rows,
       line.push_back(best_text);
       cells.push_back(line);
     }
-    out << course::problem_name(problem) << " (" << rate_unit(problem)
+    out << course::problem_name(problem) << " (" << course::rate_unit(problem)
         << "; in brackets the speedup over the previous chapter)\n"
         << render_table(cells, "  ") << "\n";
   }

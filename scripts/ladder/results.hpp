@@ -33,7 +33,7 @@ std::string chapter_label(int chapter);
 /// One implementation run on one workload.
 struct Row {
   std::string date;               ///< day of the run, YYYY-MM-DD
-  Workload workload;              ///< problem and sizes
+  course::Workload workload;      ///< problem and sizes
   std::string implementation;     ///< "ch01" ... "ch04", or kCublasLabel
   int chapter = 0;                ///< 1 to 4 for a chapter's solution; 0 for the baseline
   Status status = Status::error;  ///< PASS, FAIL or ERROR
@@ -81,7 +81,7 @@ struct Goal {
     percent_of_peak,       ///< the row's share of its arithmetic peak (course::RunResult), in %
   };
   std::string description;                 ///< e.g. "matmul 4096: chapter 4 at least 65% of cuBLAS"
-  Workload workload;                       ///< where it is measured
+  course::Workload workload;               ///< where it is measured
   Kind kind = Kind::speedup_over_chapter;  ///< how
   int chapter = 0;                         ///< the chapter measured
   int reference_chapter = 0;  ///< the chapter compared with (speedup_over_chapter only)

@@ -57,49 +57,7 @@ std::vector<std::string> split(const std::string& text, char separator) {
 
 }  // namespace
 
-Workload product_workload(Problem problem, int m, int n, int k) {
-  Workload workload;
-  workload.problem = problem;
-  workload.m = m;
-  workload.n = n;
-  workload.k = k;
-  return workload;
-}
-
-Workload conv2d_workload(int height, int width, int mask_rows, int mask_cols) {
-  Workload workload;
-  workload.problem = Problem::conv2d;
-  workload.height = height;
-  workload.width = width;
-  workload.mask_rows = mask_rows;
-  workload.mask_cols = mask_cols;
-  return workload;
-}
-
-Workload conv1d_workload(int signal_length, int taps) {
-  Workload workload;
-  workload.problem = Problem::conv1d;
-  workload.signal_length = signal_length;
-  workload.taps = taps;
-  return workload;
-}
-
-course::Options with_sizes(const Workload& workload, const course::Options& base) {
-  course::Options options = base;
-  options.problems = {workload.problem};
-  options.m = workload.m;
-  options.n = workload.n;
-  options.k = workload.k;
-  options.height = workload.height;
-  options.width = workload.width;
-  options.mask_rows = workload.mask_rows;
-  options.mask_cols = workload.mask_cols;
-  options.signal_length = workload.signal_length;
-  options.taps = workload.taps;
-  return options;
-}
-
-std::string size_label(const Workload& w) {
+std::string size_label(const course::Workload& w) {
   std::ostringstream out;
   switch (w.problem) {
     case Problem::matmul:
@@ -120,68 +78,7 @@ std::string size_label(const Workload& w) {
   return out.str();
 }
 
-bool same_workload(const Workload& a, const Workload& b) {
-  if (a.problem != b.problem)
-    return false;
-  switch (a.problem) {
-    case Problem::matmul:
-    case Problem::minplus:
-      return a.m == b.m && a.n == b.n && a.k == b.k;
-    case Problem::conv2d:
-      return a.height == b.height && a.width == b.width && a.mask_rows == b.mask_rows &&
-             a.mask_cols == b.mask_cols;
-    case Problem::conv1d:
-      return a.signal_length == b.signal_length && a.taps == b.taps;
-  }
-  return false;
-}
-
-const char* rate_unit(Problem problem) {
-  switch (problem) {
-    case Problem::matmul:
-      return "TFLOP/s";
-    case Problem::minplus:
-      return "Tstep/s";
-    case Problem::conv2d:
-      return "Gpixel/s";
-    case Problem::conv1d:
-      return "Gsample/s";
-  }
-  return "";
-}
-
-double rate_scale(Problem problem) {
-  return problem == Problem::matmul || problem == Problem::minplus ? 1e12 : 1e9;
-}
-
-double work_per_run(const Workload& w) {
-  switch (w.problem) {
-    case Problem::matmul:
-      return 2.0 * w.m * w.n * w.k;
-    case Problem::minplus:
-      return 1.0 * w.m * w.n * w.k;
-    case Problem::conv2d:
-      return 1.0 * w.height * w.width;
-    case Problem::conv1d:
-      return 1.0 * w.signal_length + w.taps - 1;
-  }
-  return 0;
-}
-
-double flops_per_run(const Workload& w) {
-  switch (w.problem) {
-    case Problem::matmul:
-    case Problem::minplus:
-      return 2.0 * w.m * w.n * w.k;
-    case Problem::conv2d:
-      return 2.0 * w.height * w.width * w.mask_rows * w.mask_cols;
-    case Problem::conv1d:
-      return 2.0 * w.signal_length * w.taps;
-  }
-  return 0;
-}
-
-double bytes_per_run(const Workload& w) {
+double bytes_per_run(const course::Workload& w) {
   double elements = 0;
   switch (w.problem) {
     case Problem::matmul:
@@ -198,14 +95,14 @@ double bytes_per_run(const Workload& w) {
   return elements * kFloatBytes;
 }
 
-Ceiling ceiling(const Workload& workload, const course::DeviceInfo& device) {
+Ceiling ceiling(const course::Workload& workload, const course::DeviceInfo& device) {
   Ceiling result;
-  const double work = work_per_run(workload) / rate_scale(workload.problem);
+  const double work = course::work_per_run(workload) / course::rate_scale(workload.problem);
   // The arithmetic peak in FP32 operations per second; a min-plus step (an add and a min) issues
   // at half the FMA rate and counts two operations, like an FMA.
   const bool minplus = workload.problem == Problem::minplus;
   const double peak_flops = minplus ? 2.0 * device.minplus_peak_steps() : device.fp32_peak_flops();
-  const double flops = flops_per_run(workload);
+  const double flops = course::flops_per_run(workload);
   if (peak_flops > 0 && flops > 0)
     result.compute_rate = work / (flops / peak_flops);
   const double bandwidth = device.memory_bandwidth();
@@ -224,28 +121,28 @@ Ceiling ceiling(const Workload& workload, const course::DeviceInfo& device) {
   return result;
 }
 
-std::vector<Workload> default_workloads() {
-  std::vector<Workload> workloads;
+std::vector<course::Workload> default_workloads() {
+  std::vector<course::Workload> workloads;
   for (int size : kProductSizes)
-    workloads.push_back(product_workload(Problem::matmul, size, size, size));
+    workloads.push_back(course::product_workload(Problem::matmul, size, size, size));
   for (int size : kMinplusSizes)
-    workloads.push_back(product_workload(Problem::minplus, size, size, size));
+    workloads.push_back(course::product_workload(Problem::minplus, size, size, size));
   for (int side : kConv2dSides)
-    workloads.push_back(conv2d_workload(side, side, kDefaultMaskSide, kDefaultMaskSide));
-  workloads.push_back(conv1d_workload(kConv1dLength, kDefaultTaps));
+    workloads.push_back(course::conv2d_workload(side, side, kDefaultMaskSide, kDefaultMaskSide));
+  workloads.push_back(course::conv1d_workload(kConv1dLength, kDefaultTaps));
   return workloads;
 }
 
-std::vector<Workload> quick_workloads() {
-  std::vector<Workload> workloads;
+std::vector<course::Workload> quick_workloads() {
+  std::vector<course::Workload> workloads;
   for (int size : kQuickProductSizes)
-    workloads.push_back(product_workload(Problem::matmul, size, size, size));
-  workloads.push_back(product_workload(Problem::matmul, 65, 33, 127));  // m != n != k
-  workloads.push_back(
-      product_workload(Problem::minplus, kQuickMinplusSize, kQuickMinplusSize, kQuickMinplusSize));
-  workloads.push_back(
-      conv2d_workload(kQuickConv2dHeight, kQuickConv2dWidth, kDefaultMaskSide, kDefaultMaskSide));
-  workloads.push_back(conv1d_workload(kQuickConv1dLength, kDefaultTaps));
+    workloads.push_back(course::product_workload(Problem::matmul, size, size, size));
+  workloads.push_back(course::product_workload(Problem::matmul, 65, 33, 127));  // m != n != k
+  workloads.push_back(course::product_workload(Problem::minplus, kQuickMinplusSize,
+                                               kQuickMinplusSize, kQuickMinplusSize));
+  workloads.push_back(course::conv2d_workload(kQuickConv2dHeight, kQuickConv2dWidth,
+                                              kDefaultMaskSide, kDefaultMaskSide));
+  workloads.push_back(course::conv1d_workload(kQuickConv1dLength, kDefaultTaps));
   return workloads;
 }
 
@@ -273,7 +170,8 @@ int parse_count(const std::string& flag, const std::string& text) {
   return static_cast<int>(value);
 }
 
-std::vector<Workload> parse_sizes(const std::string& spec, int mask_rows, int mask_cols, int taps) {
+std::vector<course::Workload> parse_sizes(const std::string& spec, int mask_rows, int mask_cols,
+                                          int taps) {
   const std::string flag = "--sizes";
   const std::size_t equals = spec.find('=');
   if (equals == std::string::npos)
@@ -286,7 +184,7 @@ std::vector<Workload> parse_sizes(const std::string& spec, int mask_rows, int ma
   if (list.empty())
     fail(flag, spec, "expected at least one size after '='");
 
-  std::vector<Workload> workloads;
+  std::vector<course::Workload> workloads;
   for (const std::string& size : split(list, ',')) {
     const std::vector<std::string> sides = split(size, 'x');
     std::vector<int> values;
@@ -296,18 +194,18 @@ std::vector<Workload> parse_sizes(const std::string& spec, int mask_rows, int ma
       case Problem::matmul:
       case Problem::minplus:
         if (values.size() == 1) {
-          workloads.push_back(product_workload(problem, values[0], values[0], values[0]));
+          workloads.push_back(course::product_workload(problem, values[0], values[0], values[0]));
         } else if (values.size() == 3) {
-          workloads.push_back(product_workload(problem, values[0], values[1], values[2]));
+          workloads.push_back(course::product_workload(problem, values[0], values[1], values[2]));
         } else {
           fail(flag, spec, "a product size is N or MxNxK");
         }
         break;
       case Problem::conv2d:
         if (values.size() == 1) {
-          workloads.push_back(conv2d_workload(values[0], values[0], mask_rows, mask_cols));
+          workloads.push_back(course::conv2d_workload(values[0], values[0], mask_rows, mask_cols));
         } else if (values.size() == 2) {
-          workloads.push_back(conv2d_workload(values[0], values[1], mask_rows, mask_cols));
+          workloads.push_back(course::conv2d_workload(values[0], values[1], mask_rows, mask_cols));
         } else {
           fail(flag, spec, "an image size is N or HxW");
         }
@@ -315,7 +213,7 @@ std::vector<Workload> parse_sizes(const std::string& spec, int mask_rows, int ma
       case Problem::conv1d:
         if (values.size() != 1)
           fail(flag, spec, "a signal size is one number");
-        workloads.push_back(conv1d_workload(values[0], taps));
+        workloads.push_back(course::conv1d_workload(values[0], taps));
         break;
     }
   }

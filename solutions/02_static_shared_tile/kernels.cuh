@@ -6,7 +6,9 @@
 /// matrix product walks along k one T x T tile of A and of B at a time: load, barrier, compute,
 /// barrier. conv2d stages its input tile with the halo around it, and the mask, then computes.
 /// Tile widths and mask sizes are template parameters: each one the executable offers is a
-/// separately compiled kernel, and the launchers refuse the others.
+/// separately compiled kernel, and the launchers refuse the others. From this chapter on matmul
+/// and minplus share one product kernel, a template over the semiring it combines with
+/// (course::PlusTimes or course::MinPlus, common/include/course/semiring.cuh).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -196,10 +198,10 @@ void launch_product_tile(const float* A, const float* B, float* C, int m, int n,
   }
 }
 
-/// Launches product_kernel for @p Semiring with the tile width in @p options.
+/// Launches product_kernel for @p Semiring with the tile width @p tile.
 template <typename Semiring>
 void launch_product(const float* A, const float* B, float* C, int m, int n, int k,
-                    cudaStream_t stream, const course::LaunchOptions& options) {
+                    cudaStream_t stream, int tile) {
   course::require_positive(m, "m");
   course::require_positive(n, "n");
   course::require_positive(k, "k");
@@ -207,22 +209,21 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
   course::require(k <= INT_MAX - 2 * kTiles[0], "k = " + std::to_string(k) +
                                                     " is too large: at most " +
                                                     std::to_string(INT_MAX - 2 * kTiles[0]));
-  const int tile = options.tile != 0 ? options.tile : kTiles[0];
   launch_product_tile<Semiring>(A, B, C, m, n, k, tile, stream);
 }
 
 /// C = A * B (A is m x k, B is k x n, row-major device pointers), one T x T tile of C per block
-/// through shared memory. @p options.tile selects T from kTiles (0: the default, 32).
+/// through shared memory. @p tile selects T from kTiles (the default: the first, 32).
 inline void matmul(const float* A, const float* B, float* C, int m, int n, int k,
-                   cudaStream_t stream, const course::LaunchOptions& options = {}) {
-  launch_product<course::PlusTimes>(A, B, C, m, n, k, stream, options);
+                   cudaStream_t stream, int tile = kTiles[0]) {
+  launch_product<course::PlusTimes>(A, B, C, m, n, k, stream, tile);
 }
 
 /// C[i][j] = min over p of A[i][p] + B[p][j], one T x T tile of C per block through shared
-/// memory. @p options.tile selects T from kTiles (0: the default, 32).
+/// memory. @p tile selects T from kTiles (the default: the first, 32).
 inline void minplus(const float* A, const float* B, float* C, int m, int n, int k,
-                    cudaStream_t stream, const course::LaunchOptions& options = {}) {
-  launch_product<course::MinPlus>(A, B, C, m, n, k, stream, options);
+                    cudaStream_t stream, int tile = kTiles[0]) {
+  launch_product<course::MinPlus>(A, B, C, m, n, k, stream, tile);
 }
 
 /// Launches conv2d_kernel for the mask side @p side, which must be kMaskSides[Index] or a later
@@ -251,16 +252,12 @@ void launch_conv2d_mask(const float* img, int h, int w, const float* mask, int s
 
 /// Convolves the h x w image @p img with the odd mk x ml @p mask (zero padding) into @p out, one
 /// 32 x 32 tile of outputs per block through shared memory. The mask must be square with a side
-/// in kMaskSides; @p options.block may only be 0 or kConvBlock.
+/// in kMaskSides.
 inline void conv2d(const float* img, int h, int w, const float* mask, int mk, int ml, float* out,
-                   cudaStream_t stream, const course::LaunchOptions& options = {}) {
+                   cudaStream_t stream) {
   course::require_positive(h, "h");
   course::require_positive(w, "w");
   course::require(mk >= 1 && ml >= 1 && mk % 2 == 1 && ml % 2 == 1, "the mask sides must be odd");
-  course::require(options.block == 0 || options.block == kConvBlock,
-                  "conv2d blocks are " + std::to_string(kConvBlock) + " x " +
-                      std::to_string(kConvBlock) +
-                      " in chapter 2; chapter 3 chooses the block at run time");
   course::require(mk == ml, "a " + std::to_string(mk) + "x" + std::to_string(ml) +
                                 " mask is not compiled in chapter 2 (its masks are square); "
                                 "chapter 3 takes any odd mask size at run time");

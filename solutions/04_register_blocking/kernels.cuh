@@ -327,10 +327,8 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
 /// thread in registers. Uses course::device_workspace slots 0 and 1 for the padded operands.
 /// @param A device pointer, m x k. @param B device pointer, k x n. @param C device pointer, m x n.
 /// @param m rows of A and C. @param n columns of B and C. @param k columns of A, rows of B.
-/// @param s stream for all launches. @param options unused: chapter 4 has one configuration.
-inline void matmul(const float* A, const float* B, float* C, int m, int n, int k, cudaStream_t s,
-                   const course::LaunchOptions& options = {}) {
-  (void)options;  // chapter 4 has one configuration
+/// @param s stream for all launches.
+inline void matmul(const float* A, const float* B, float* C, int m, int n, int k, cudaStream_t s) {
   launch_product<course::PlusTimes>(A, B, C, m, n, k, s);
 }
 
@@ -338,10 +336,8 @@ inline void matmul(const float* A, const float* B, float* C, int m, int n, int k
 /// edge" and propagates. Same kernel and data movement as matmul(); exact in any order of k.
 /// @param A device pointer, m x k. @param B device pointer, k x n. @param C device pointer, m x n.
 /// @param m rows of A and C. @param n columns of B and C. @param k columns of A, rows of B.
-/// @param s stream for all launches. @param options unused: chapter 4 has one configuration.
-inline void minplus(const float* A, const float* B, float* C, int m, int n, int k, cudaStream_t s,
-                    const course::LaunchOptions& options = {}) {
-  (void)options;  // chapter 4 has one configuration
+/// @param s stream for all launches.
+inline void minplus(const float* A, const float* B, float* C, int m, int n, int k, cudaStream_t s) {
   launch_product<course::MinPlus>(A, B, C, m, n, k, s);
 }
 
@@ -588,10 +584,8 @@ void launch_conv2d(const float* img, int h, int w, const float* mask, int mk, in
 /// @param img device pointer, h x w, row-major. @param h image rows. @param w image columns.
 /// @param mask device pointer, mk x ml, row-major. @param mk mask rows (odd, 1..63).
 /// @param ml mask columns (odd, 1..63). @param out device pointer, h x w. @param s stream.
-/// @param options unused: chapter 4 has one configuration.
 inline void conv2d(const float* img, int h, int w, const float* mask, int mk, int ml, float* out,
-                   cudaStream_t s, const course::LaunchOptions& options = {}) {
-  (void)options;  // chapter 4 has one configuration
+                   cudaStream_t s) {
   course::require_positive(h, "h");
   course::require_positive(w, "w");
   course::require_positive(mk, "mk");

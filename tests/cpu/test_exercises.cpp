@@ -51,6 +51,20 @@ Stripped strip_regions(const fs::path& file) {
   return result;
 }
 
+// The exercise ids that @p pattern's first group captures in @p file, sorted, each once.
+std::vector<std::string> ids_in(const fs::path& file, const std::regex& pattern) {
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string contents = text.str();
+  std::vector<std::string> ids;
+  for (std::sregex_iterator it(contents.begin(), contents.end(), pattern), end; it != end; ++it)
+    ids.push_back((*it)[1]);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
+}
+
 std::vector<std::string> chapter_directories() {
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(fs::path(COURSE_SOURCE_DIR) / "chapters")) {
@@ -85,6 +99,23 @@ TEST_CASE("student kernels equal the solutions outside the exercise regions", "[
       REQUIRE(s.lines[i] == t.lines[i]);
     }
     CHECK(s.lines.size() == t.lines.size());
+  }
+}
+
+TEST_CASE("every exercise region is named in the hint table and in the lesson", "[exercises]") {
+  // kExercises entries look like {"1.1", "matmul", ...}; the lesson's table rows like "| 1.1 |".
+  static const std::regex region(R"(// EXERCISE (\d+\.\d+) begin)");
+  static const std::regex hint(R"re(\{"(\d+\.\d+)", "(matmul|minplus|conv2d|conv1d)")re");
+  static const std::regex lesson_row(R"((?:^|\n)\| (\d+\.\d+) \|)");
+  const auto chapters = chapter_directories();
+  REQUIRE_FALSE(chapters.empty());
+  for (const auto& name : chapters) {
+    const fs::path folder = fs::path(COURSE_SOURCE_DIR) / "chapters" / name;
+    INFO("chapter " << name);
+    const std::vector<std::string> regions = ids_in(folder / "kernels.cuh", region);
+    CHECK_FALSE(regions.empty());
+    CHECK(ids_in(folder / "kernels.cuh", hint) == regions);
+    CHECK(ids_in(folder / "README.md", lesson_row) == regions);
   }
 }
 

@@ -72,18 +72,17 @@ TEST_CASE("rates and peak shares follow from sizes and time", "[report]") {
   device.clock_khz = 1980000;
   course::RunResult result;
   result.timing.median_ms = 10;
-  result.problem = course::Problem::matmul;
-  course::fill_rate(result, device, 4096, 4096, 4096);
+  course::fill_rate(result, device,
+                    course::product_workload(course::Problem::matmul, 4096, 4096, 4096));
   CHECK(result.rate == Approx(2.0 * 4096 * 4096 * 4096 / 1e-2 / 1e12));
   CHECK(result.rate_unit == "TFLOP/s");
   CHECK(result.peak_percent == Approx(100 * result.rate * 1e12 / device.fp32_peak_flops()));
-  result.problem = course::Problem::minplus;
-  course::fill_rate(result, device, 4096, 4096, 4096);
+  course::fill_rate(result, device,
+                    course::product_workload(course::Problem::minplus, 4096, 4096, 4096));
   CHECK(result.rate_unit == "Tstep/s");
   CHECK(result.peak_percent ==
         Approx(100 * 4096.0 * 4096 * 4096 / 1e-2 / device.minplus_peak_steps()));
-  result.problem = course::Problem::conv1d;
-  course::fill_rate(result, device, 1000, 11, 0);
+  course::fill_rate(result, device, course::conv1d_workload(1000, 11));
   CHECK(result.rate == Approx(1010 / 1e-2 / 1e9));
   result.previous_ms = 25;
   CHECK(result.speedup() == 2.5);

@@ -13,9 +13,9 @@
 namespace {
 
 using course::Problem;
+using course::Workload;
 using ladder::Row;
 using ladder::Status;
-using ladder::Workload;
 
 // A device with round numbers: 100 SMs x 128 lanes x 2 GHz x 2 = 51.2 TFLOP/s FP32, 12.8 T
 // min-plus steps/s, and 2 x 1 GHz x 4096 bits / 8 = 1.024 TB/s.
@@ -45,8 +45,8 @@ Row make_row(const Workload& workload, const std::string& implementation, int ch
   row.result.timing.max_ms = median_ms;
   row.result.timing.runs = 10;
   row.result.rate =
-      ladder::work_per_run(workload) / (median_ms * 1e-3) / ladder::rate_scale(workload.problem);
-  row.result.rate_unit = ladder::rate_unit(workload.problem);
+      course::work_per_run(workload) / (median_ms * 1e-3) / course::rate_scale(workload.problem);
+  row.result.rate_unit = course::rate_unit(workload.problem);
   row.ceiling = ladder::ceiling(workload, round_device());
   if (status == Status::fail)
     row.message = "FAIL: 3 elements outside the tolerance";
@@ -90,22 +90,20 @@ std::string field(const std::string& header, const std::string& line, const std:
   return "<no column " + name + ">";
 }
 
-const Workload kMatmul4096 = ladder::product_workload(Problem::matmul, 4096, 4096, 4096);
-const Workload kConv1d = ladder::conv1d_workload(1 << 24, 127);
+const Workload kMatmul4096 = course::product_workload(Problem::matmul, 4096, 4096, 4096);
+const Workload kConv1d = course::conv1d_workload(1 << 24, 127);
 
 }  // namespace
 
 TEST_CASE("size labels are short and tell workloads apart", "[ladder]") {
   CHECK(ladder::size_label(kMatmul4096) == "4096");
-  CHECK(ladder::size_label(ladder::product_workload(Problem::minplus, 300, 200, 100)) ==
+  CHECK(ladder::size_label(course::product_workload(Problem::minplus, 300, 200, 100)) ==
         "300x200x100");
-  CHECK(ladder::size_label(ladder::conv2d_workload(8192, 8192, 13, 13)) == "8192x8192, 13x13 mask");
+  CHECK(ladder::size_label(course::conv2d_workload(8192, 8192, 13, 13)) == "8192x8192, 13x13 mask");
   CHECK(ladder::size_label(kConv1d) == "2^24, 127 taps");
-  CHECK(ladder::size_label(ladder::conv1d_workload(10007, 127)) == "10007, 127 taps");
-  CHECK(ladder::same_workload(kMatmul4096,
-                              ladder::product_workload(Problem::matmul, 4096, 4096, 4096)));
-  CHECK_FALSE(ladder::same_workload(kMatmul4096,
-                                    ladder::product_workload(Problem::minplus, 4096, 4096, 4096)));
+  CHECK(ladder::size_label(course::conv1d_workload(10007, 127)) == "10007, 127 taps");
+  CHECK((kMatmul4096 == course::product_workload(Problem::matmul, 4096, 4096, 4096)));
+  CHECK_FALSE((kMatmul4096 == course::product_workload(Problem::minplus, 4096, 4096, 4096)));
 }
 
 TEST_CASE("sizes on the command line are parsed strictly", "[ladder]") {
@@ -120,16 +118,14 @@ TEST_CASE("sizes on the command line are parsed strictly", "[ladder]") {
   const std::vector<Workload> products =
       ladder::parse_sizes("matmul=1024,300x200x100", 13, 13, 127);
   REQUIRE(products.size() == 2);
-  CHECK(ladder::same_workload(products[0],
-                              ladder::product_workload(Problem::matmul, 1024, 1024, 1024)));
-  CHECK(
-      ladder::same_workload(products[1], ladder::product_workload(Problem::matmul, 300, 200, 100)));
+  CHECK((products[0] == course::product_workload(Problem::matmul, 1024, 1024, 1024)));
+  CHECK((products[1] == course::product_workload(Problem::matmul, 300, 200, 100)));
   const std::vector<Workload> images = ladder::parse_sizes("conv2d=512x256", 5, 3, 127);
   REQUIRE(images.size() == 1);
-  CHECK(ladder::same_workload(images[0], ladder::conv2d_workload(512, 256, 5, 3)));
+  CHECK((images[0] == course::conv2d_workload(512, 256, 5, 3)));
   const std::vector<Workload> signals = ladder::parse_sizes("conv1d=2^20", 13, 13, 31);
   REQUIRE(signals.size() == 1);
-  CHECK(ladder::same_workload(signals[0], ladder::conv1d_workload(1 << 20, 31)));
+  CHECK((signals[0] == course::conv1d_workload(1 << 20, 31)));
 
   CHECK_THROWS_AS(ladder::parse_sizes("matmul", 13, 13, 127), course::UsageError);
   CHECK_THROWS_AS(ladder::parse_sizes("gemm=1024", 13, 13, 127), course::UsageError);
@@ -144,7 +140,7 @@ TEST_CASE("the default plan holds the benchmark sizes the goals are measured on"
   for (const ladder::Goal& goal : ladder::performance_goals()) {
     bool found = false;
     for (const Workload& workload : plan)
-      found = found || ladder::same_workload(workload, goal.workload);
+      found = found || (workload == goal.workload);
     CHECK(found);
   }
 }
@@ -159,14 +155,14 @@ TEST_CASE("ceilings: the arithmetic peak or the memory bound, whichever is lower
   CHECK(matmul.rate == Approx(51.2));  // TFLOP/s
 
   const ladder::Ceiling minplus =
-      ladder::ceiling(ladder::product_workload(Problem::minplus, 4096, 4096, 4096), device);
+      ladder::ceiling(course::product_workload(Problem::minplus, 4096, 4096, 4096), device);
   CHECK(minplus.name == "min-plus peak");
   CHECK(minplus.rate == Approx(12.8));  // Tstep/s: half the FMA rate
 
   // conv2d with a 13 x 13 mask: 338 FLOP per pixel, so 51.2e12 / 338 pixels/s from arithmetic;
   // 8 bytes per pixel at 1.024 TB/s gives 128 Gpixel/s from memory, which is tighter.
   const ladder::Ceiling conv2d =
-      ladder::ceiling(ladder::conv2d_workload(8192, 8192, 13, 13), device);
+      ladder::ceiling(course::conv2d_workload(8192, 8192, 13, 13), device);
   CHECK(conv2d.compute_rate == Approx(51.2e12 / 338 / 1e9));
   CHECK(conv2d.memory_rate == Approx(128.0).epsilon(1e-4));
   CHECK(conv2d.name == "memory bound");
@@ -226,8 +222,8 @@ TEST_CASE("ratios: speedup over the previous chapter, shares of cuBLAS and the b
 }
 
 TEST_CASE("goals: met, missed, or not measured", "[ladder]") {
-  const Workload minplus = ladder::product_workload(Problem::minplus, 4096, 4096, 4096);
-  const Workload conv2d = ladder::conv2d_workload(8192, 8192, 13, 13);
+  const Workload minplus = course::product_workload(Problem::minplus, 4096, 4096, 4096);
+  const Workload conv2d = course::conv2d_workload(8192, 8192, 13, 13);
   std::vector<Row> rows = {
       make_row(kMatmul4096, "ch01", 1, 30.0),
       make_row(kMatmul4096, "ch02", 2, 15.0),

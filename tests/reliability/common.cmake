@@ -1,6 +1,6 @@
-# Helpers shared by the reliability scripts (run with cmake -P): running a chapter executable with
-# arguments that may be empty, reading the flags it offers from its --help, and asking it which
-# problems it has.
+# Helpers shared by the reliability scripts (run with cmake -P) and cmake/CourseReliability.cmake:
+# reading the tables, running a chapter executable with arguments that may be empty, reading the
+# flags it offers from its --help, asking it which problems it has, and reporting failed runs.
 #
 # An argument list is a CMake list; an element "<empty>" stands for an empty argument (a CMake
 # list cannot hold one that survives expansion).
@@ -12,6 +12,36 @@ set(REL_TOO_SMALL
 # What an executable says when a kernel faulted: never a clean refusal.
 set(REL_CRASH "execution of|illegal|misaligned|unspecified launch failure|LaunchFailure|Assert")
 
+# rel_table_rows(<out-var> <file>): the rows of a table (bad_input_table.txt, large_cases.txt), one
+# list element each: the file's lines less the blank ones and the comments (#).
+function(rel_table_rows out file)
+  file(STRINGS "${file}" lines)
+  set(rows "")
+  foreach(line IN LISTS lines)
+    if(NOT line MATCHES "^[ \t]*(#|$)")
+      list(APPEND rows "${line}")
+    endif()
+  endforeach()
+  set(${out} "${rows}" PARENT_SCOPE)
+endfunction()
+
+# rel_table_columns(<prefix> <row> <count> <table-name>): the <count> columns of <row>, separated
+# by '|' and stripped of surrounding blanks, as <prefix>_1 ... <prefix>_<count> in the caller's
+# scope. Stops with an error naming <table-name> when the row has another number of columns.
+function(rel_table_columns prefix row count table)
+  string(REPLACE "|" ";" columns "${row}")
+  list(LENGTH columns found)
+  if(NOT found EQUAL count)
+    message(FATAL_ERROR "${table}: a row needs ${count} columns separated by '|': ${row}")
+  endif()
+  set(index 0)
+  foreach(column IN LISTS columns)
+    math(EXPR index "${index} + 1")
+    string(STRIP "${column}" column)
+    set(${prefix}_${index} "${column}" PARENT_SCOPE)
+  endforeach()
+endfunction()
+
 # rel_run(<prefix> <timeout-seconds> <hide-device: ON|OFF> <command...>)
 # Runs <command...> and sets <prefix>_RESULT (the exit status, or the reason it ended: a signal
 # name or "Process terminated due to timeout"), <prefix>_OUT (stdout) and <prefix>_ERR (stderr).
@@ -22,14 +52,8 @@ function(rel_run prefix timeout hide_device)
   if(hide_device)
     string(APPEND code " [==[${CMAKE_COMMAND}]==] -E env CUDA_VISIBLE_DEVICES=")
   endif()
-  foreach(argument IN LISTS ARGN)
-    if(argument STREQUAL "<empty>")
-      string(APPEND code " \"\"")
-    else()
-      string(APPEND code " [==[${argument}]==]")
-    endif()
-  endforeach()
-  string(APPEND code " RESULT_VARIABLE _rel_result OUTPUT_VARIABLE _rel_out"
+  rel_join_arguments(arguments "\"\"" "[==[" "]==]" ${ARGN})
+  string(APPEND code "${arguments} RESULT_VARIABLE _rel_result OUTPUT_VARIABLE _rel_out"
                      " ERROR_VARIABLE _rel_err TIMEOUT ${timeout})")
   cmake_language(EVAL CODE "${code}")
   set(${prefix}_RESULT "${_rel_result}" PARENT_SCOPE)
@@ -39,15 +63,22 @@ endfunction()
 
 # rel_describe(<out-var> <arguments...>): the arguments as one line to show in a report.
 function(rel_describe out)
+  rel_join_arguments(text "''" "" "" ${ARGN})
+  string(STRIP "${text}" text)
+  set(${out} "${text}" PARENT_SCOPE)
+endfunction()
+
+# rel_join_arguments(<out-var> <empty> <before> <after> <arguments...>): each argument, after a
+# space, written as <before><argument><after>, or as <empty> where it is "<empty>".
+function(rel_join_arguments out empty before after)
   set(text "")
   foreach(argument IN LISTS ARGN)
     if(argument STREQUAL "<empty>")
-      string(APPEND text " ''")
+      string(APPEND text " ${empty}")
     else()
-      string(APPEND text " ${argument}")
+      string(APPEND text " ${before}${argument}${after}")
     endif()
   endforeach()
-  string(STRIP "${text}" text)
   set(${out} "${text}" PARENT_SCOPE)
 endfunction()
 
@@ -142,6 +173,31 @@ function(rel_problem_offered out executable problem)
     message(FATAL_ERROR "'${executable} --problem ${problem}' with no visible device should exit "
                         "3 (no device) or 2 (no such kernel); it exited ${probe_RESULT}:\n"
                         "${probe_OUT}${probe_ERR}")
+  endif()
+endfunction()
+
+# rel_skip_unless_offered(<executable> <problem>): ends the script with a skip ("SKIPPED: ...")
+# when the chapter has no <problem> kernel. A macro, so that its return() ends the script.
+macro(rel_skip_unless_offered executable problem)
+  rel_problem_offered(_rel_offered "${executable}" ${problem})
+  if(NOT _rel_offered)
+    message("SKIPPED: this chapter has no ${problem} kernel")
+    return()
+  endif()
+endmacro()
+
+# rel_note_failure(<shown> <reason> <details>): adds one failed run (its command line, why it
+# failed, and what it printed) to REL_FAILURES, which rel_report_failures() reports.
+function(rel_note_failure shown reason details)
+  set(REL_FAILURES "${REL_FAILURES}\n---- ${shown}\n---- ${reason}\n${details}\n" PARENT_SCOPE)
+endfunction()
+
+# rel_report_failures(<verdict>): when any run failed, prints the failed runs verbatim
+# (FATAL_ERROR would re-wrap their lines) and stops with <verdict>.
+function(rel_report_failures verdict)
+  if(NOT REL_FAILURES STREQUAL "")
+    message("${REL_FAILURES}")
+    message(FATAL_ERROR "${verdict}")
   endif()
 endfunction()
 

@@ -36,6 +36,14 @@ struct ChapterFlags {
   int max_taps = 0;  ///< largest conv1d mask length; 0: no limit
 };
 
+/// The launch choices on the command line (`--tile`, `--block`, `--mapping`). A chapter's main()
+/// binds each to the launchers that offer it as their trailing parameter (course::with_choice).
+struct LaunchOptions {
+  int tile = 0;   ///< tile width of the matrix product; 0 = the chapter's default
+  int block = 0;  ///< block width of the convolutions; 0 = the chapter's default
+  ThreadMapping mapping = ThreadMapping::coalesced;  ///< thread-to-output mapping (chapter 1)
+};
+
 /// Parsed command line. Defaults are the benchmark sizes of the course.
 struct Options {
   std::vector<Problem> problems;      ///< problems to run; empty means all the chapter offers

@@ -15,6 +15,7 @@
 #include "course/report.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,14 +23,17 @@ namespace course {
 
 /// What a chapter's executable knows about its chapter.
 struct Chapter {
-  int number = 0;                   ///< chapter number, 1 to 4
-  std::string title;                ///< e.g. "global memory"
-  bool solution = false;            ///< built from solutions/ (true) or chapters/ (false)
-  std::string kernels_file;         ///< kernels.cuh it was built from, for hints
-  ProblemSet problems;              ///< this chapter's launchers
+  int number = 0;            ///< chapter number, 1 to 4
+  std::string title;         ///< e.g. "global memory"
+  bool solution = false;     ///< built from solutions/ (true) or chapters/ (false)
+  std::string kernels_file;  ///< kernels.cuh it was built from, for hints
+  /// This chapter's launchers with the command line's choices bound: a launcher that offers a
+  /// choice takes it as its trailing parameter, and main() binds it with course::with_choice.
+  /// The choices come with the chapter's defaults filled in (see chosen_launch()).
+  std::function<ProblemSet(const LaunchOptions& choices)> launchers;
   ChapterFlags flags;               ///< flags beyond the common ones
   std::vector<Exercise> exercises;  ///< the chapter's exercises, for hints after a FAIL
-  ProblemSet previous;              ///< previous chapter's solution launchers (may be empty)
+  ProblemSet previous;  ///< previous chapters' solution launchers at their defaults (may be empty)
   /// The chapter each launcher of `previous` comes from, in kAllProblems order; 0 means the
   /// chapter just before this one (chapter 3 compares its conv1d with chapter 1's, say).
   int previous_numbers[4] = {0, 0, 0, 0};
@@ -50,26 +54,33 @@ inline Chapter make_chapter(int number, const char* title) {
   return chapter;
 }
 
+/// The launch choices of @p options with the chapter's defaults filled in: a tile or block width
+/// left at 0 becomes the first that @p flags offers.
+LaunchOptions chosen_launch(const Options& options, const ChapterFlags& flags);
+
+/// The workload of @p problem at the sizes in @p options.
+Workload requested_workload(Problem problem, const Options& options);
+
 /// One problem at one size: the seeded inputs on the host and the device, and an output buffer.
 class ProblemInstance {
  public:
-  /// Draws the inputs of @p problem at the sizes in @p options (seeded by options.seed) and
-  /// uploads them. Throws course::CudaError, before allocating, if they would not fit.
-  ProblemInstance(Problem problem, const Options& options);
+  /// Draws the inputs of @p workload (seeded by @p seed) and uploads them. Throws
+  /// course::CudaError, before allocating, if they would not fit.
+  ProblemInstance(const Workload& workload, std::uint64_t seed);
 
   /// Runs @p set's launcher for this problem once on @p stream, writing output().
-  void launch(const ProblemSet& set, const LaunchOptions& launch_options,
-              cudaStream_t stream) const;
+  void launch(const ProblemSet& set, cudaStream_t stream) const;
   /// The checked run: poisons output(), clears the launch log, runs @p set's launcher once with
   /// synchronous launch checks (so an error is reported at the launch that caused it), and
   /// returns the output. launch_log() then holds what was launched.
-  std::vector<float> checked_run(const ProblemSet& set, const LaunchOptions& launch_options,
-                                 cudaStream_t stream) const;
+  std::vector<float> checked_run(const ProblemSet& set, cudaStream_t stream) const;
   /// Compares @p output with the CPU reference.
   CheckResult check(const std::vector<float>& output) const;
 
   /// The problem.
-  Problem problem() const { return problem_; }
+  Problem problem() const { return workload_.problem; }
+  /// The problem and its sizes.
+  const Workload& workload() const { return workload_; }
   /// Sizes as reported, e.g. "m=4096 n=4096 k=4096".
   std::string sizes() const;
   /// Fills the rate fields of @p result for this problem's sizes.
@@ -84,8 +95,8 @@ class ProblemInstance {
   const std::vector<float>& host_second() const { return host_second_; }
 
  private:
-  Problem problem_;
-  Options options_;
+  Workload workload_;
+  std::uint64_t seed_;
   std::vector<float> host_first_;
   std::vector<float> host_second_;
   DeviceBuffer<float> first_;
@@ -99,8 +110,9 @@ RunResult measure(const ProblemInstance& instance, const ProblemSet& set, const 
                   const DeviceInfo& device, cudaStream_t stream,
                   const ProblemSet* previous = nullptr);
 
-/// The launch options a report shows for @p problem in @p chapter, e.g. "tile=32".
-std::string describe_variant(Problem problem, const Options& options, const ChapterFlags& flags);
+/// The launch choices a report shows for @p problem in a chapter with @p flags, e.g. "tile=32".
+std::string describe_variant(Problem problem, const LaunchOptions& chosen,
+                             const ChapterFlags& flags);
 
 /// The whole executable: parses the command line, runs every requested problem, reports, and
 /// returns the exit status (course::ExitStatus).

@@ -34,18 +34,10 @@ dim3 grid_2d(long long width, long long height, dim3 block);
 dim3 grid_1d(long long count, long long per_block);
 
 /// How consecutive threads of a warp map onto the output of a matrix product (chapter 1's
-/// coalescing experiment).
+/// coalescing experiment, the trailing choice of its product launchers).
 enum class ThreadMapping {
   coalesced,   ///< consecutive threads compute consecutive columns: loads of B and stores coalesce
   transposed,  ///< consecutive threads compute consecutive rows: every access is strided
-};
-
-/// Choices a launcher may offer beyond the problem's sizes. Every launcher takes one (defaulted),
-/// so all chapters share one signature per problem; a launcher rejects a choice it does not offer.
-struct LaunchOptions {
-  int tile = 0;   ///< tile width of the matrix product; 0 = the chapter's default
-  int block = 0;  ///< block width of the convolutions; 0 = the chapter's default
-  ThreadMapping mapping = ThreadMapping::coalesced;  ///< thread-to-output mapping (chapter 1)
 };
 
 /// One kernel launch as seen by the launch check: the kernel and its geometry. The drivers use it

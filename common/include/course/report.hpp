@@ -41,9 +41,9 @@ struct RunResult {
   bool ok() const { return !checked || check.passed; }
 };
 
-/// Rate, peak share and unit for @p problem: fills rate, rate_unit, flops, peak_percent and
-/// peak_name of @p result from its sizes (given here) and timing.
-void fill_rate(RunResult& result, const DeviceInfo& device, double m, double n, double k);
+/// Rate, peak share and unit of a run of @p workload: fills rate, rate_unit, flops, peak_percent
+/// and peak_name of @p result from the workload and the result's timing.
+void fill_rate(RunResult& result, const DeviceInfo& device, const Workload& workload);
 
 /// Writes the human-readable block for @p result.
 void print_report(std::ostream& out, const RunResult& result);

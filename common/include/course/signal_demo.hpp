@@ -37,7 +37,7 @@ double measured_gain(const std::vector<float>& y, const SignalDemo& demo, double
 /// Filters the demo signal with @p conv1d on the GPU, writes `t,input,output` rows to
 /// @p csv_path, prints the measured and expected gains of both tones to @p out, and returns 0 if
 /// they agree within 1e-3 (1 otherwise, 4 if the file cannot be written).
-int run_signal_demo(Conv1dLauncher conv1d, const std::string& csv_path, cudaStream_t stream,
+int run_signal_demo(const Conv1dLauncher& conv1d, const std::string& csv_path, cudaStream_t stream,
                     std::ostream& out);
 
 }  // namespace course

@@ -1,0 +1,84 @@
+// One chapter's solutions as the ladder runs them: every launcher the chapter has, each with its
+// default launch choice.
+//
+// scripts/ladder/CMakeLists.txt compiles this file once per chapter whose solutions exist, with
+// that chapter's solutions/NN_slug/kernels.cuh as <kernels.cuh>, its namespace (ch01, ...) as
+// COURSE_LADDER_NAMESPACE and its number as COURSE_LADDER_CHAPTER. Each copy adds its chapter to
+// ladder::available_chapters() when the program starts, so a chapter needs no source of its own.
+#include <kernels.cuh>
+
+#include "chapters.hpp"
+
+#include <functional>
+#include <type_traits>
+
+namespace {
+
+// What a stand-in returns: a launcher call that reaches a stand-in means the chapter has no
+// launcher of that name.
+struct NoLauncher {};
+
+// Stand-ins for the four launchers. A chapter need not carry every problem (chapter 2 has no
+// conv1d). A name looked up in `chapter` finds the chapter's own launcher and the stand-in alike,
+// and overload resolution prefers the chapter's: a function over a template with arguments that
+// match equally well.
+namespace stand_ins {
+template <typename... Arguments>
+NoLauncher matmul(Arguments...) {
+  return {};
+}
+template <typename... Arguments>
+NoLauncher minplus(Arguments...) {
+  return {};
+}
+template <typename... Arguments>
+NoLauncher conv2d(Arguments...) {
+  return {};
+}
+template <typename... Arguments>
+NoLauncher conv1d(Arguments...) {
+  return {};
+}
+}  // namespace stand_ins
+
+namespace chapter {
+using namespace stand_ins;
+using namespace COURSE_LADDER_NAMESPACE;
+}  // namespace chapter
+
+template <typename Launcher>
+struct Offered;
+
+// Launcher is one of course::ProductLauncher, Conv2dLauncher, Conv1dLauncher.
+template <typename... Arguments>
+struct Offered<std::function<void(Arguments...)>> {
+  // @p call as the launcher when it reaches the chapter's own launcher; empty when it reaches a
+  // stand-in.
+  template <typename Call>
+  static std::function<void(Arguments...)> from(Call call) {
+    if constexpr (std::is_same_v<std::invoke_result_t<Call, Arguments...>, NoLauncher>) {
+      return {};
+    } else {
+      return call;
+    }
+  }
+};
+
+// Each call names the launcher itself, so a launcher that offers a choice takes its default.
+course::ProblemSet default_launchers() {
+  course::ProblemSet set;
+  set.matmul = Offered<course::ProductLauncher>::from(
+      [](auto... arguments) { return chapter::matmul(arguments...); });
+  set.minplus = Offered<course::ProductLauncher>::from(
+      [](auto... arguments) { return chapter::minplus(arguments...); });
+  set.conv2d = Offered<course::Conv2dLauncher>::from(
+      [](auto... arguments) { return chapter::conv2d(arguments...); });
+  set.conv1d = Offered<course::Conv1dLauncher>::from(
+      [](auto... arguments) { return chapter::conv1d(arguments...); });
+  return set;
+}
+
+[[maybe_unused]] const bool kAdded =
+    ladder::add_chapter({COURSE_LADDER_CHAPTER, default_launchers()});
+
+}  // namespace
