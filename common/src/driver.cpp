@@ -1,6 +1,7 @@
 #include "course/driver.hpp"
 
 #include "course/cuda_check.hpp"
+#include "course/describe.hpp"
 #include "course/random.hpp"
 #include "course/signal_demo.hpp"
 
@@ -238,8 +239,15 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
               << "run '" << program << " --help' for the flags\n";
     return kExitUsage;
   }
-  if (options.help) {
-    std::cout << usage(program, chapter.flags);
+  // What the chapter takes, described from the lists the parser and the checks below refuse with.
+  const ChapterSupport support = describe_support(chapter.number, chapter.problems, chapter.flags);
+  if (options.help || options.supports_table || options.list_exercises) {
+    if (options.help)
+      std::cout << usage(program, chapter.flags) << "\n" << support_help(support);
+    if (options.supports_table)
+      std::cout << support_table_header() << support_table_row(support);
+    if (options.list_exercises)
+      std::cout << exercise_list(chapter.exercises);
     return kExitPass;
   }
   std::vector<Problem> problems = options.problems;
