@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Where you stand: builds the student editions (your chapters/NN_slug/kernels.cuh), runs every
+# chapter's checks on them, and prints each exercise as done, not done, or failing with the first
+# check that fails (scripts/progress.py says how). Without a GPU it says so and lists the exercises.
+#
+# Usage: scripts/progress.sh [--build-dir DIR] [--no-build] [chNN ...]
+#   --build-dir DIR   the build folder (default: build, configured with the default preset)
+#   --no-build        use the build folder as it is: no set-up, no configuring, no building
+#   chNN ...          only these chapters (ch01 or 1); every chapter of the build by default
+#
+# Exit status: 0 every exercise done, 1 some are not done or failing, 2 bad command line, 3 no
+# CUDA device (the exercises are listed), 4 the build failed or the build folder is not usable.
+set -uo pipefail
+
+caller=$(pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+build_dir=build
+build=yes
+chapters=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build-dir)
+      [ $# -ge 2 ] || { echo "error: --build-dir needs a folder" >&2; exit 2; }
+      case "$2" in
+        /*) build_dir=$2 ;;
+        *) build_dir="$caller/$2" ;;
+      esac
+      shift 2
+      ;;
+    --no-build) build=no; shift ;;
+    -h | --help)
+      sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
+      exit 0
+      ;;
+    -*) echo "error: unknown option '$1' (--help lists them)" >&2; exit 2 ;;
+    *) chapters+=("$1"); shift ;;
+  esac
+done
+[ "$build_dir" = build ] && build_dir="$root/build"
+
+if [ "$build" = yes ]; then
+  source "$root/scripts/setup.sh"
+  # In a subshell: course_setup stops it (set -e) at the first failing step.
+  (
+    course_setup progress
+    if [ ! -f "$build_dir/CMakeCache.txt" ]; then
+      course_say "configuring $build_dir"
+      if [ "$build_dir" = "$root/build" ]; then
+        cmake --preset default
+      else
+        cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
+      fi
+    fi
+    course_say "building your kernels and their tests (target student_editions)"
+    cmake --build "$build_dir" --target student_editions --parallel "$(nproc)"
+  )
+  [ $? -eq 0 ] || { echo "error: building the student editions failed" >&2; exit 4; }
+fi
+
+python=$(command -v python3 || true)
+[ -n "$python" ] || { echo "error: no python3: install it (sudo apt-get install python3)" >&2; exit 4; }
+exec "$python" "$root/scripts/progress.py" --build-dir "$build_dir" "${chapters[@]}"
