@@ -30,6 +30,10 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ElementTree
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import course_chapters  # noqa: E402
+
 EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE, EXIT_NO_DEVICE, EXIT_ERROR = 0, 1, 2, 3, 4
 
 # Small sizes that are multiples of nothing, so that every bounds check is exercised; the mask is
@@ -49,18 +53,6 @@ class ProgressError(Exception):
     """The build folder or an executable cannot be used; the message says what to do."""
 
 
-class Chapter:
-    def __init__(self, label, slug, student, solution):
-        self.label = label                       # "ch01"
-        self.number = int(label[2:])
-        self.slug = slug                         # "global_memory"
-        self.title = slug.replace("_", " ")
-        self.student = student                   # the student executable
-        self.solution = solution
-        self.kernels = f"chapters/{label[2:]}_{slug}/kernels.cuh"
-        self.exercises = []                      # [Exercise], in table order
-
-
 class Exercise:
     def __init__(self, identifier, task):
         self.id = identifier
@@ -68,23 +60,6 @@ class Exercise:
         self.problems = []
         self.status = NOT_CHECKED
         self.detail = ""
-
-
-def read_manifest(build_dir):
-    path = os.path.join(build_dir, "course_chapters.tsv")
-    try:
-        with open(path, encoding="utf-8") as handle:
-            lines = [line.rstrip("\n") for line in handle if line.strip()]
-    except OSError as error:
-        raise ProgressError(f"{path}: {error.strerror}: configure the build folder first "
-                            "(scripts/progress.sh does)") from error
-    chapters = []
-    for number, line in enumerate(lines, start=1):
-        fields = line.split("\t")
-        if len(fields) != 4 or not re.fullmatch(r"ch\d\d", fields[0]):
-            raise ProgressError(f"{path}:{number}: not a chapter line: {line!r}")
-        chapters.append(Chapter(*fields))
-    return sorted(chapters, key=lambda c: c.number)
 
 
 def run(command, timeout, env=None):
@@ -106,6 +81,7 @@ def first_line(text):
 
 
 def read_exercises(chapter):
+    chapter.exercises = []  # [Exercise], in table order
     status, out, err = run([chapter.student, "--exercises"], 60)
     if status != 0:
         raise ProgressError(f"{chapter.student} --exercises failed (exit {status}): "
@@ -255,7 +231,10 @@ def main(argv=None):
                         help="only these chapters (ch01 or 1); all by default")
     args = parser.parse_args(argv)
     try:
-        chapters = read_manifest(args.build_dir)
+        try:
+            chapters = course_chapters.read_chapters(args.build_dir)
+        except course_chapters.ManifestError as error:
+            raise ProgressError(f"{error} (scripts/progress.sh does)") from error
         if args.chapters:
             wanted = set()
             for text in args.chapters:
@@ -270,8 +249,6 @@ def main(argv=None):
                       f"(it has {', '.join(str(c.number) for c in chapters)})", file=sys.stderr)
                 return EXIT_USAGE
             chapters = [c for c in chapters if c.number in wanted]
-        if not chapters:
-            raise ProgressError(f"{args.build_dir} has no chapters")
         for chapter in chapters:
             read_exercises(chapter)
 

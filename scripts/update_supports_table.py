@@ -24,6 +24,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import course_chapters  # noqa: E402
 import readme_block  # noqa: E402
 
 BLOCK = "supports"
@@ -31,26 +32,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class SupportsError(Exception):
-    """An executable or the manifest cannot be used; the message says which."""
-
-
-def read_manifest(path):
-    """[(chNN, [executables])] from a build folder's course_chapters.tsv."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            lines = [line.rstrip("\n") for line in handle if line.strip()]
-    except OSError as error:
-        raise SupportsError(f"{path}: {error.strerror} (configure and build the course "
-                            "first)") from error
-    chapters = []
-    for line in lines:
-        fields = line.split("\t")
-        if len(fields) != 4:
-            raise SupportsError(f"{path}: not a chapter line: {line!r}")
-        chapters.append((fields[0], fields[2:]))
-    if not chapters:
-        raise SupportsError(f"{path}: no chapters")
-    return chapters
+    """An executable cannot be asked; the message says which."""
 
 
 def table_of(executable):
@@ -68,11 +50,12 @@ def table_of(executable):
 
 
 def build_table(chapters):
-    """The Markdown table of every chapter, in chapter order."""
+    """The Markdown table of @p chapters (course_chapters.Chapter), in chapter order."""
     header = None
     rows = []
-    for label, executables in sorted(chapters):
-        printed = [table_of(executable) for executable in executables]
+    for chapter in chapters:
+        label = chapter.label
+        printed = [table_of(executable) for executable in (chapter.student, chapter.solution)]
         for other_header, other_row in printed[1:]:
             if other_row != printed[0][1]:
                 raise SupportsError(f"{label}: its executables describe it differently:\n"
@@ -100,7 +83,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     manifest = args.manifest or os.path.join(args.build_dir, "course_chapters.tsv")
     try:
-        table = build_table(read_manifest(manifest))
+        table = build_table(course_chapters.read_chapters(manifest))
         with open(args.readme, encoding="utf-8") as handle:
             text = handle.read()
         current = readme_block.extract_block(text, BLOCK, os.path.basename(args.readme))
@@ -124,7 +107,7 @@ def main(argv=None):
     except OSError as error:
         print(f"error: {args.readme}: {error.strerror}", file=sys.stderr)
         return 1
-    except SupportsError as error:
+    except (SupportsError, course_chapters.ManifestError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 4
 

@@ -1,6 +1,7 @@
 // The report and the CSV line: a result that failed its check shows no rate, no share of the peak
 // and no speedup, in either form; a result that passed shows all three.
 #include "catch.hpp"
+#include "csv_fields.hpp"
 
 #include "course/report.hpp"
 
@@ -9,6 +10,9 @@
 #include <vector>
 
 namespace {
+
+using course::testing::field;
+using course::testing::split_csv;
 
 // The chapter-1 student's matmul as shipped: every thread skips its output, so the kernel takes
 // almost no time and the rate computed from that time is absurd.
@@ -40,33 +44,6 @@ std::string report_of(const course::RunResult& result) {
   std::ostringstream out;
   course::print_report(out, result);
   return out.str();
-}
-
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  for (char c : line) {
-    if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      fields.emplace_back();
-    } else {
-      fields.back() += c;
-    }
-  }
-  return fields;
-}
-
-std::string field(const std::string& header, const std::string& line, const std::string& name) {
-  const std::vector<std::string> names = split_csv(header);
-  const std::vector<std::string> values = split_csv(line);
-  REQUIRE(names.size() == values.size());
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (names[i] == name)
-      return values[i];
-  }
-  FAIL("no column " << name);
-  return "";
 }
 
 }  // namespace

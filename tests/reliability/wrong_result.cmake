@@ -36,8 +36,8 @@ if(NOT count EQUAL 2)
 else()
   list(GET lines 0 header)
   list(GET lines 1 line)
-  # The device name may hold a comma in quotes: take it out before splitting.
-  string(REGEX REPLACE "^\"[^\"]*\"" "device" line "${line}")
+  # Quoted fields (the device, the kernel) may hold commas: take them out before splitting.
+  string(REGEX REPLACE "\"[^\"]*\"" "quoted" line "${line}")
   string(REPLACE "," ";" names "${header}")
   string(REPLACE "," ";" values "${line}")
   foreach(column rate peak_percent speedup status)
@@ -55,9 +55,6 @@ else()
   endforeach()
 endif()
 
-if(problems)
-  string(REPLACE ";" "\n  " problem_lines "${problems}")
-  message(FATAL_ERROR "a wrong result's report:\n  ${problem_lines}\n"
-                      "report:\n${report_OUT}${report_ERR}\ncsv:\n${csv_OUT}${csv_ERR}")
-endif()
+rel_stop_on_problems("a wrong result's report"
+                     "report:\n${report_OUT}${report_ERR}\ncsv:\n${csv_OUT}${csv_ERR}")
 message("a wrong result reports FAIL and no figures:\n${report_OUT}")

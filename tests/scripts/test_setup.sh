@@ -98,30 +98,33 @@ run_case() {
   err=$(cat "$work/$name.err")
 }
 
-no_apt_noise() {
-  if printf '%s\n%s\n' "$out" "$err" | grep -qE '^(E|W): '; then
-    fail "$1: apt's own messages were printed: $out $err"
+# expect <description> <ok|fails> <pattern>, after run_case: the exit status, exactly one line on
+# stderr, matching the extended regular expression <pattern>, and none of apt's own messages.
+expect() {
+  local what=$1 outcome=$2 pattern=$3 lines
+  if [ "$outcome" = ok ]; then
+    [ "$status" -eq 0 ] || fail "$what: exit status $status: $err"
+  else
+    [ "$status" -ne 0 ] || fail "$what: exit status 0"
   fi
+  lines=$(printf '%s' "$err" | grep -c '') || true
+  [ "$lines" -eq 1 ] || fail "$what: expected one line on stderr, got $lines: $err"
+  if printf '%s\n%s\n' "$out" "$err" | grep -qE '^(E|W): '; then
+    fail "$what: apt's own messages were printed: $out $err"
+  fi
+  printf '%s' "$err" | grep -qE "$pattern" || fail "$what: stderr does not say '$pattern': $err"
 }
 
-one_line() {
-  local lines
-  lines=$(printf '%s' "$err" | grep -c '') || true
-  [ "$lines" -eq 1 ] || fail "$1: expected one line on stderr, got $lines: $err"
-}
+install="sudo apt-get install"
+[ "$(id -u)" -ne 0 ] || install="apt-get install"
 
 # 1. The main job, offline, without CMake and Ninja: one error line naming both and the command.
 bin="$work/bin1"
 make_bin "$bin" c++ python3
 offline_apt "$bin"
 FAKE_DPKG_INSTALLED="catch2 python3-matplotlib" run_case run_offline_missing "$bin" run
-[ "$status" -ne 0 ] || fail "run, offline, cmake and ninja missing: exit status 0"
-one_line "run, offline, cmake and ninja missing"
-no_apt_noise "run, offline, cmake and ninja missing"
-install="sudo apt-get install"
-[ "$(id -u)" -ne 0 ] || install="apt-get install"
-printf '%s' "$err" | grep -qF "error: missing cmake ninja-build, and apt cannot reach its package sources: install with \`$install cmake ninja-build\`" ||
-  fail "run, offline, cmake and ninja missing: the line does not name the packages and the command: $err"
+expect "run, offline, cmake and ninja missing" fails \
+  "^error: missing cmake ninja-build, and apt cannot reach its package sources: install with \`$install cmake ninja-build\`"
 printf '%s' "$err" | grep -qE 'doxygen|graphviz' &&
   fail "run, offline: the main job asked for the documentation tools: $err"
 
@@ -131,36 +134,26 @@ bin="$work/bin2"
 make_bin "$bin" c++ cmake ninja python3
 offline_apt "$bin"
 FAKE_DPKG_INSTALLED="catch2" run_case run_offline_optional "$bin" run
-[ "$status" -eq 0 ] || fail "run, offline, only matplotlib missing: exit status $status: $err"
-one_line "run, offline, only matplotlib missing"
-no_apt_noise "run, offline, only matplotlib missing"
-printf '%s' "$err" | grep -q "^note: python3-matplotlib is not installed.*plot is skipped.*apt-get install python3-matplotlib" ||
-  fail "run, offline, only matplotlib missing: no line about the plot and how to get it: $err"
+expect "run, offline, only matplotlib missing" ok \
+  "^note: python3-matplotlib is not installed.*plot is skipped.*$install python3-matplotlib"
 
 # 3. The test job, offline, without Doxygen and Graphviz: they are still needed.
 bin="$work/bin3"
 make_bin "$bin" c++ cmake ninja python3
 offline_apt "$bin"
 FAKE_DPKG_INSTALLED="catch2 python3-matplotlib" run_case test_offline_docs "$bin" test
-[ "$status" -ne 0 ] || fail "test, offline, no Doxygen: exit status 0"
-one_line "test, offline, no Doxygen"
-no_apt_noise "test, offline, no Doxygen"
-printf '%s' "$err" | grep -q "^error: missing doxygen graphviz, .*apt-get install doxygen graphviz" ||
-  fail "test, offline, no Doxygen: the line does not name doxygen, graphviz and the command: $err"
+expect "test, offline, no Doxygen" fails \
+  "^error: missing doxygen graphviz, .*$install doxygen graphviz"
 
 # 4. The test job without Catch2: needed too, named the same way.
 FAKE_DPKG_INSTALLED="python3-matplotlib" run_case test_offline_catch2 "$work/bin2" test
-printf '%s' "$err" | grep -q "^error: missing catch2 doxygen graphviz, .*apt-get install catch2 doxygen graphviz" ||
-  fail "test, offline, no Catch2: the line does not name catch2: $err"
+expect "test, offline, no Catch2" fails "^error: missing catch2 doxygen graphviz, .*$install catch2 doxygen graphviz"
 
 # 5. No apt-get at all.
 bin="$work/bin5"
 make_bin "$bin" c++ python3
 FAKE_DPKG_INSTALLED="catch2" run_case run_no_apt "$bin" run
-[ "$status" -ne 0 ] || fail "no apt-get: exit status 0"
-one_line "no apt-get"
-printf '%s' "$err" | grep -q "^error: missing cmake ninja-build, and there is no apt-get here" ||
-  fail "no apt-get: the line does not say so: $err"
+expect "no apt-get" fails "^error: missing cmake ninja-build, and there is no apt-get here"
 
 # 6. A working apt installs what is missing, quietly.
 bin="$work/bin6"
