@@ -11,10 +11,11 @@
 # Every chapter also joins:
 #   student_editions        a target that builds every student executable and its tests
 #                           (scripts/progress.sh builds it)
-#   <build>/course_chapters.tsv   one line per chapter: chNN, slug, the student executable and the
-#                           solution executable, tab-separated; the scripts that work on every
-#                           chapter (scripts/progress.sh, scripts/update_supports_table.py) read
-#                           it instead of a list of their own
+#   <build>/course_chapters.tsv   one line per chapter: chNN, slug, the student executable, the
+#                           solution executable and the student's targets (comma-separated),
+#                           tab-separated; the scripts that work on every chapter
+#                           (scripts/progress.sh, scripts/update_supports_table.py) read it
+#                           instead of a list of their own
 set(COURSE_DEFAULT_SMOKE_ARGS -m 67 -n 45 -k 33 --height 37 --width 29 --mask 5x3
     --taps 7 --warmup 1 --reps 2)
 
@@ -25,6 +26,7 @@ function(course_add_chapter)
   endif()
   set(dir "${CH_NUMBER}_${CH_SLUG}")
   set(label "ch${CH_NUMBER}")
+  set(student_targets "")
   if(NOT EXISTS ${PROJECT_SOURCE_DIR}/chapters/${dir}/main.cu)
     message(STATUS "Chapter ${CH_NUMBER} (${dir}) is not written yet: skipped")
     return()
@@ -65,13 +67,15 @@ function(course_add_chapter)
       target_compile_definitions(${test_target} PRIVATE COURSE_CHAPTER_LABEL="${label}")
       course_add_catch_tests(${test_target} LABELS ${labels})
       if(edition STREQUAL "student")
-        add_dependencies(student_editions ${test_target})
+        list(APPEND student_targets ${test_target})
       endif()
     endif()
   endforeach()
-  add_dependencies(student_editions ${label}_${CH_SLUG})
+  list(APPEND student_targets ${label}_${CH_SLUG})
+  add_dependencies(student_editions ${student_targets})
+  list(JOIN student_targets "," student_targets)
   set_property(GLOBAL APPEND PROPERTY COURSE_CHAPTER_MANIFEST
-    "${label}\t${CH_SLUG}\t$<TARGET_FILE:${label}_${CH_SLUG}>\t$<TARGET_FILE:${label}_${CH_SLUG}_solution>")
+    "${label}\t${CH_SLUG}\t$<TARGET_FILE:${label}_${CH_SLUG}>\t$<TARGET_FILE:${label}_${CH_SLUG}_solution>\t${student_targets}")
 endfunction()
 
 add_custom_target(student_editions)

@@ -1,6 +1,7 @@
 """The chapters of a build folder: <build>/course_chapters.tsv, which CMake writes with one line
-per chapter it adds (cmake/CourseChapter.cmake): its label (chNN), its slug, the student executable
-and the solution executable, tab-separated. Scripts that work on every chapter read it instead of
+per chapter it adds (cmake/CourseChapter.cmake): its label (chNN), its slug, the student executable,
+the solution executable and the targets that build the student's edition (comma-separated),
+tab-separated. Scripts that work on every chapter read it instead of
 a list of their own, so a chapter added to CMakeLists.txt reaches them without a change.
 Standard library only.
 """
@@ -18,7 +19,7 @@ class ManifestError(Exception):
 class Chapter:
     """One chapter of the build."""
 
-    def __init__(self, label, slug, student, solution):
+    def __init__(self, label, slug, student, solution, targets):
         self.label = label                        # "ch01"
         self.number = int(label[2:])              # 1
         self.slug = slug                          # "global_memory"
@@ -26,6 +27,7 @@ class Chapter:
         self.student = student                    # the student executable
         self.solution = solution                  # the solution executable
         self.kernels = f"chapters/{label[2:]}_{slug}/kernels.cuh"  # the student's file
+        self.targets = targets.split(",")         # what builds the student's edition
 
 
 def read_chapters(path):
@@ -41,8 +43,9 @@ def read_chapters(path):
     chapters = []
     for number, line in enumerate(lines, start=1):
         fields = line.split("\t")
-        if len(fields) != 4 or not re.fullmatch(r"ch\d\d", fields[0]):
-            raise ManifestError(f"{path}:{number}: not a chapter line: {line!r}")
+        if len(fields) != 5 or not re.fullmatch(r"ch\d\d", fields[0]):
+            raise ManifestError(f"{path}:{number}: not a chapter line ({line!r}): configure the "
+                                "build folder again")
         chapters.append(Chapter(*fields))
     if not chapters:
         raise ManifestError(f"{path}: no chapters")

@@ -47,6 +47,7 @@ EXECUTABLE_TIMEOUT = 300
 CTEST_TIMEOUT = 1800
 
 DONE, NOT_DONE, FAILING, NOT_CHECKED = "done", "not done", "failing", "not checked"
+NOT_COMPILING = "not checked: the chapter does not compile"
 
 
 class ProgressError(Exception):
@@ -80,9 +81,19 @@ def first_line(text):
     return lines[0].strip() if lines else ""
 
 
-def read_exercises(chapter):
+def read_exercises(chapter, required=True):
+    """Fills chapter.exercises from the executable's --exercises. With @p required False (a chapter
+    that does not compile now, whose executable may be missing or older), leaves it empty when the
+    executable cannot say."""
     chapter.exercises = []  # [Exercise], in table order
-    status, out, err = run([chapter.student, "--exercises"], 60)
+    try:
+        status, out, err = run([chapter.student, "--exercises"], 60)
+    except ProgressError:
+        if required:
+            raise
+        return
+    if status != 0 and not required:
+        return
     if status != 0:
         raise ProgressError(f"{chapter.student} --exercises failed (exit {status}): "
                             f"{first_line(err) or first_line(out)}")
@@ -205,9 +216,12 @@ def judge(chapter, checks):
 
 
 def print_chapter(chapter, with_status):
-    print(f"chapter {chapter.number}: {chapter.title} ({chapter.kernels})")
+    print(f"chapter {chapter.number}: {chapter.title} ({chapter.kernels})"
+          + (": does not compile (the compiler's first errors are above)"
+             if chapter.not_built else ""))
     if not chapter.exercises:
-        print("  no exercises")
+        print("  its exercises cannot be listed until it compiles" if chapter.not_built
+              else "  no exercises")
     id_width = max((len(e.id) for e in chapter.exercises), default=0)
     problem_width = max((len(", ".join(e.problems)) for e in chapter.exercises), default=0)
     task_width = max((len(e.task) for e in chapter.exercises), default=0)
@@ -227,6 +241,8 @@ def main(argv=None):
         description="Check every exercise of every chapter on your kernels and print where you "
                     "stand.")
     parser.add_argument("--build-dir", default="build", help="the configured and built folder")
+    parser.add_argument("--not-built", action="append", default=[], metavar="chNN",
+                        help="a chapter whose kernels do not compile: not checked")
     parser.add_argument("chapters", nargs="*", metavar="chNN",
                         help="only these chapters (ch01 or 1); all by default")
     args = parser.parse_args(argv)
@@ -234,7 +250,7 @@ def main(argv=None):
         try:
             chapters = course_chapters.read_chapters(args.build_dir)
         except course_chapters.ManifestError as error:
-            raise ProgressError(f"{error} (scripts/progress.sh does)") from error
+            raise ProgressError(str(error)) from error
         if args.chapters:
             wanted = set()
             for text in args.chapters:
@@ -250,10 +266,16 @@ def main(argv=None):
                 return EXIT_USAGE
             chapters = [c for c in chapters if c.number in wanted]
         for chapter in chapters:
-            read_exercises(chapter)
+            chapter.not_built = chapter.label in args.not_built
+            read_exercises(chapter, required=not chapter.not_built)
+            if chapter.not_built:
+                for exercise in chapter.exercises:
+                    exercise.status = NOT_COMPILING
 
         no_device = ""
         for chapter in chapters:
+            if chapter.not_built:
+                continue
             offered = []
             for exercise in chapter.exercises:
                 offered += [p for p in exercise.problems if p not in offered]
@@ -284,10 +306,15 @@ def main(argv=None):
         for chapter in chapters:
             print_chapter(chapter, with_status=True)
         exercises = [e for c in chapters for e in c.exercises]
-        counts = {s: sum(e.status == s for e in exercises) for s in (DONE, FAILING, NOT_DONE)}
-        print(f"{counts[DONE]} of {len(exercises)} exercises done, {counts[FAILING]} failing, "
-              f"{counts[NOT_DONE]} not done.")
-        if counts[DONE] < len(exercises):
+        counts = {s: sum(e.status == s for e in exercises)
+                  for s in (DONE, FAILING, NOT_DONE, NOT_COMPILING)}
+        summary = (f"{counts[DONE]} of {len(exercises)} exercises done, {counts[FAILING]} "
+                   f"failing, {counts[NOT_DONE]} not done")
+        broken = [str(c.number) for c in chapters if c.not_built]
+        if broken:
+            summary += f"; chapter {', '.join(broken)} does not compile"
+        print(summary + ".")
+        if counts[DONE] < len(exercises) or broken:
             print(f"A chapter's checks in full: COURSE_CHECK=chNN ctest --test-dir "
                   f"{args.build_dir} -L chNN --output-on-failure")
             return EXIT_NOT_DONE

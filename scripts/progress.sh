@@ -6,10 +6,13 @@
 # Usage: scripts/progress.sh [--build-dir DIR] [--no-build] [chNN ...]
 #   --build-dir DIR   the build folder (default: build, configured with the default preset)
 #   --no-build        use the build folder as it is: no set-up, no configuring, no building
+# Each chapter is built on its own: one whose kernels do not compile is reported as such, with
+# the compiler's first errors, and the others are still checked.
 #   chNN ...          only these chapters (ch01 or 1); every chapter of the build by default
 #
 # Exit status: 0 every exercise done, 1 some are not done or failing, 2 bad command line, 3 no
-# CUDA device (the exercises are listed), 4 the build failed or the build folder is not usable.
+# CUDA device (the exercises are listed), 4 the set-up or configuring failed, or the build folder
+# is not usable.
 set -uo pipefail
 
 caller=$(pwd)
@@ -39,25 +42,41 @@ while [ $# -gt 0 ]; do
 done
 [ "$build_dir" = build ] && build_dir="$root/build"
 
+not_built=()
 if [ "$build" = yes ]; then
   source "$root/scripts/setup.sh"
   # In a subshell: course_setup stops it (set -e) at the first failing step.
   (
     course_setup progress
-    if [ ! -f "$build_dir/CMakeCache.txt" ]; then
-      course_say "configuring $build_dir"
-      if [ "$build_dir" = "$root/build" ]; then
-        cmake --preset default
-      else
-        cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
-      fi
+    course_say "configuring $build_dir"
+    if [ "$build_dir" = "$root/build" ]; then
+      cmake --preset default >/dev/null
+    else
+      cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
     fi
-    course_say "building your kernels and their tests (target student_editions)"
-    cmake --build "$build_dir" --target student_editions --parallel "$(nproc)"
   )
-  [ $? -eq 0 ] || { echo "error: building the student editions failed" >&2; exit 4; }
+  [ $? -eq 0 ] || { echo "error: configuring $build_dir failed" >&2; exit 4; }
+  # Each chapter on its own, so that one that does not compile leaves the others checked.
+  wanted=()
+  for chapter in "${chapters[@]}"; do
+    if [[ "$chapter" =~ ^(ch)?0?([0-9]{1,2})$ ]]; then
+      wanted+=("$(printf 'ch%02d' "${BASH_REMATCH[2]}")")
+    fi
+  done
+  while IFS=$'\t' read -r label _slug _student _solution targets; do
+    [ -n "$label" ] || continue
+    if [ ${#wanted[@]} -gt 0 ] && [[ ! " ${wanted[*]} " =~ " $label " ]]; then
+      continue
+    fi
+    printf '==> building %s: your kernels and their tests\n' "$label"
+    if ! cmake --build "$build_dir" --target ${targets//,/ } --parallel "$(nproc)" >"$build_dir/progress_$label.log" 2>&1; then
+      not_built+=(--not-built "$label")
+      grep -E "error" "$build_dir/progress_$label.log" | awk '!seen[$0]++' | head -n 5 | sed 's/^/    /'
+      printf '    (the whole output: %s)\n' "$build_dir/progress_$label.log"
+    fi
+  done <"$build_dir/course_chapters.tsv"
 fi
 
 python=$(command -v python3 || true)
 [ -n "$python" ] || { echo "error: no python3: install it (sudo apt-get install python3)" >&2; exit 4; }
-exec "$python" "$root/scripts/progress.py" --build-dir "$build_dir" "${chapters[@]}"
+exec "$python" "$root/scripts/progress.py" --build-dir "$build_dir" "${not_built[@]}" "${chapters[@]}"

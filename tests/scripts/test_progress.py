@@ -24,6 +24,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 PROGRESS_SH = os.path.join(ROOT, "scripts", "progress.sh")
+PROGRESS_PY = os.path.join(ROOT, "scripts", "progress.py")
 BUILD_DIR = None  # set from the command line
 
 # A chapter executable's stand-in: lists three exercises and reports each problem as the
@@ -136,18 +137,23 @@ class StatusTest(unittest.TestCase):
         self.build = os.path.join(folder, "build")
         os.mkdir(self.build)
         with open(os.path.join(self.build, "course_chapters.tsv"), "w", encoding="utf-8") as out:
-            out.write(f"ch09\tfake_chapter\t{executable}\t{executable}_solution\n")
+            out.write(f"ch09\tfake_chapter\t{executable}\t{executable}_solution\tch09_fake\n")
+            missing = os.path.join(folder, "ch10_missing")
+            out.write(f"ch10\tbroken_chapter\t{missing}\t{missing}_solution\tch10_missing\n")
         self.ctest_log = os.path.join(folder, "ctest.log")
 
     def tearDown(self):
         self.folder.cleanup()
 
-    def progress(self, **modes):
+    def progress(self, *args, **modes):
+        """progress.sh --no-build on chapter 9 (or progress.py with @p args, e.g. --not-built)."""
         env = dict(os.environ, PATH=self.bin + os.pathsep + os.environ["PATH"],
                    FAKE_CTEST_LOG=self.ctest_log)
         env.update({f"FAKE_{problem.upper()}": mode for problem, mode in modes.items()})
-        return subprocess.run(["bash", PROGRESS_SH, "--no-build", "--build-dir", self.build],
-                              capture_output=True, text=True, env=env, timeout=120, check=False)
+        command = ([sys.executable, PROGRESS_PY, "--build-dir", self.build] + list(args) if args
+                   else ["bash", PROGRESS_SH, "--no-build", "--build-dir", self.build, "ch09"])
+        return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120,
+                              check=False)
 
     def line_of(self, output, identifier):
         return next(line for line in output.splitlines() if line.startswith(f"  {identifier}  "))
@@ -169,6 +175,16 @@ class StatusTest(unittest.TestCase):
             call = handle.read()
         self.assertIn("-L ^ch09$", call)
         self.assertIn("COURSE_CHECK=ch09", call)
+
+    def test_a_chapter_that_does_not_compile_leaves_the_others_checked(self):
+        done = self.progress("--not-built", "ch10")
+        out = done.stdout
+        self.assertEqual(done.returncode, 1, out + done.stderr)
+        self.assertIn("chapter 10: broken chapter (chapters/10_broken_chapter/kernels.cuh): does "
+                      "not compile", out)
+        self.assertIn("its exercises cannot be listed until it compiles", out)
+        self.assertTrue(self.line_of(out, "9.2").endswith("done"), out)
+        self.assertIn("chapter 10 does not compile", out)
 
     def test_some_wrong_elements_is_failing_with_the_executables_check(self):
         done = self.progress(conv2d="some-wrong")
