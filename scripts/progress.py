@@ -54,6 +54,10 @@ class ProgressError(Exception):
     """The build folder or an executable cannot be used; the message says what to do."""
 
 
+class TimedOut(ProgressError):
+    """A command did not finish in its time."""
+
+
 class Exercise:
     def __init__(self, identifier, task):
         self.id = identifier
@@ -72,7 +76,7 @@ def run(command, timeout, env=None):
         raise ProgressError(f"{command[0]} not found: build the student editions first "
                             "(scripts/progress.sh does)") from error
     except subprocess.TimeoutExpired as error:
-        raise ProgressError(f"{' '.join(command)} did not finish in {timeout} s") from error
+        raise TimedOut(f"{' '.join(command)} did not finish in {timeout} s") from error
     return done.returncode, done.stdout, done.stderr
 
 
@@ -121,11 +125,17 @@ class ProblemCheck:
 def check_with_executable(chapter, problem):
     """Runs the chapter's executable on @p problem. Returns (ProblemCheck, ""), or (None, the
     executable's message) when there is no CUDA device."""
-    status, out, err = run([chapter.student, "--problem", problem] + EXECUTABLE_ARGS,
-                           EXECUTABLE_TIMEOUT)
+    result = ProblemCheck()
+    try:
+        status, out, err = run([chapter.student, "--problem", problem] + EXECUTABLE_ARGS,
+                               EXECUTABLE_TIMEOUT)
+    except TimedOut:
+        result.failures.append(f"{os.path.basename(chapter.student)} --problem {problem} did not "
+                               f"finish in {EXECUTABLE_TIMEOUT} s at small sizes (a loop that "
+                               "never ends?)")
+        return result, ""
     if status == EXIT_NO_DEVICE:
         return None, first_line(err)
-    result = ProblemCheck()
     match = CHECK_LINE.search(out)
     if status == 0 and match and match.group(2) == "PASS":
         return result, ""
