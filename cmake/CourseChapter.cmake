@@ -9,6 +9,15 @@
 # chapters.
 # Labels: solution tests "gpu;solutions", the student's "gpu;chNN". The student's tests are
 # opt-in: they report SKIPPED unless COURSE_CHECK names the chapter (COURSE_CHECK=chNN or all).
+#
+# Every chapter also joins:
+#   student_editions        a target that builds every student executable and its tests
+#                           (scripts/progress.sh builds it)
+#   <build>/course_chapters.tsv   one line per chapter: chNN, slug, the student executable, the
+#                           solution executable and the student's targets (comma-separated),
+#                           tab-separated; the scripts that work on every chapter
+#                           (scripts/progress.sh, scripts/update_supports_table.py) read it
+#                           instead of a list of their own
 set(COURSE_DEFAULT_SMOKE_ARGS -m 67 -n 45 -k 33 --height 37 --width 29 --mask 5x3
     --taps 7 --warmup 1 --reps 2)
 
@@ -19,6 +28,7 @@ function(course_add_chapter)
   endif()
   set(dir "${CH_NUMBER}_${CH_SLUG}")
   set(label "ch${CH_NUMBER}")
+  set(student_targets "")
   if(NOT EXISTS ${PROJECT_SOURCE_DIR}/chapters/${dir}/main.cu)
     message(STATUS "Chapter ${CH_NUMBER} (${dir}) is not written yet: skipped")
     return()
@@ -60,9 +70,29 @@ function(course_add_chapter)
       target_link_libraries(${test_target} PRIVATE course_test_support course_catch2_main)
       target_compile_definitions(${test_target} PRIVATE COURSE_CHAPTER_LABEL="${label}")
       course_add_catch_tests(${test_target} LABELS ${labels})
+      if(edition STREQUAL "student")
+        list(APPEND student_targets ${test_target})
+      endif()
     endif()
   endforeach()
+  list(APPEND student_targets ${label}_${CH_SLUG})
+  add_dependencies(student_editions ${student_targets})
+  list(JOIN student_targets "," student_targets)
+  set_property(GLOBAL APPEND PROPERTY COURSE_CHAPTER_MANIFEST
+    "${label}\t${CH_SLUG}\t$<TARGET_FILE:${label}_${CH_SLUG}>\t$<TARGET_FILE:${label}_${CH_SLUG}_solution>\t${student_targets}")
 endfunction()
+
+add_custom_target(student_editions)
+set_property(GLOBAL PROPERTY COURSE_CHAPTER_MANIFEST "")
+
+# Writes <build>/course_chapters.tsv once every chapter has been added (deferred to the end of the
+# top-level CMakeLists.txt).
+function(_course_write_chapter_manifest)
+  get_property(lines GLOBAL PROPERTY COURSE_CHAPTER_MANIFEST)
+  list(JOIN lines "\n" content)
+  file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/course_chapters.tsv CONTENT "${content}\n")
+endfunction()
+cmake_language(DEFER CALL _course_write_chapter_manifest)
 
 # course_use_kernels(<target> <kernels-dir> <student|solution>)
 # Points <target>'s `#include <kernels.cuh>` at <kernels-dir> and tells the code which edition it is.

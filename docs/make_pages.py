@@ -8,7 +8,8 @@ From the repository's own files, at build time:
   chNN_changes.md      what changed since the previous chapter: a diff of the kernels and driver
   chNN_solution.md     (full edition only) the exercises solved: the student's kernels against
                        the solution's
-  results.md           the ladder's results table from the README and the committed plot
+  results.md           the ladder's results table, written from results/ladder.csv by the writer
+                       that writes the README's (scripts/results_table.py), and the committed plot
   api.md               a guide to the API reference
   <name>.md            every page in docs/pages/ (tools, instructors)
 
@@ -45,8 +46,6 @@ REFERENCE_DEFINITION = re.compile(r"^([ ]{0,3}\[[^\]]+\]:[ \t]*)<?(\S+?)>?(\s.*)
 HTML_IMAGE = re.compile(r"<img\s[^>]*?src=\"([^\"]+)\"[^>]*>", re.IGNORECASE)
 HTML_ALT = re.compile(r"alt=\"([^\"]*)\"", re.IGNORECASE)
 DIAGRAM_MARKER = re.compile(r"^\s*<!--\s*diagram:\s*([A-Za-z0-9_\-]+?)(?:\.dot)?\s*-->\s*$")
-LADDER_BEGIN = "<!-- ladder:begin -->"
-LADDER_END = "<!-- ladder:end -->"
 IMAGE_SUFFIXES = {".png", ".svg", ".jpg", ".jpeg", ".gif"}
 EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.\-]*:|//)", re.IGNORECASE)
 PLOT_CANDIDATES = ("results/ladder.svg", "results/ladder.png")
@@ -509,7 +508,7 @@ def main_page(site, pages):
     else:
         page.add("# Shared memory, step by step")
         page.add("")
-        page.add("A CUDA C++ course in four chapters.")
+        page.add("A CUDA C++ course, chapter by chapter.")
     page.add("")
     page.add("## Reading this site {#site-contents}")
     page.add("")
@@ -671,6 +670,16 @@ def solution_page(site, index):
     return page
 
 
+def load_results_table(root):
+    """scripts/results_table.py of the repository at @p root: the one results-table writer."""
+    sys.dont_write_bytecode = True  # nothing written into the source tree
+    scripts = str(root / "scripts")
+    if scripts not in sys.path:
+        sys.path.insert(0, scripts)
+    import results_table  # pylint: disable=import-outside-toplevel
+    return results_table
+
+
 def results_page(site):
     page = Page("results.md")
     page.add("# Results {#results}")
@@ -678,50 +687,40 @@ def results_page(site):
     page.add(nav_box(['@ref index "&larr; Course map"']))
     page.add("")
     page.add("The performance ladder (`scripts/ladder.sh`) runs every chapter's solution and cuBLAS "
-             "side by side on one GPU, writes `results/ladder.csv`, draws the plot and rewrites the "
-             "README's results table between its markers. This page shows that table, with the GPU "
+             "side by side on one GPU; `scripts/ladder.sh --update-readme` records a run in "
+             "`results/ladder.csv` with its plot and the README's results table. This page shows "
+             "the table written from that CSV by the same writer as the README's, with the GPU "
              "and the date it was measured on, and the plot committed with it.")
     page.add("")
     page.add("## Table {#results-table}")
     page.add("")
-    rel = "README.md"
-    block = None
-    readme = site.root / rel
-    if readme.exists():
-        lines = readme.read_text(encoding="utf-8").splitlines()
-        starts = [i for i, t in enumerate(lines) if t.strip() == LADDER_BEGIN]
-        ends = [i for i, t in enumerate(lines) if t.strip() == LADDER_END]
-        if starts and ends and ends[0] > starts[0]:
-            block = (starts[0] + 1, lines[starts[0] + 1:ends[0]])
-    shows_plot = False
-    if block and any(t.strip() for t in block[1]):
-        first, lines = block
-        # Headings inside the block would collide with the main page's labels: one level down,
-        # without labels.
-        lines = [re.sub(r"^(#{1,6}[ \t].*?)[ \t]*\{#[A-Za-z0-9_\-]+\}[ \t]*$", r"\1", t)
-                 for t in lines]
-        lines = [HEADING.sub(lambda m: f"{m.group(1)}# {m.group(2)}", t)
-                 if HEADING.match(t) else t for t in lines]
-        transformed = site.transform(rel, lines, first + 1)
-        shows_plot = any(re.search(r"!\[[^\]]*\]\(results_ladder\.", t) or
-                         "No plot is committed yet" in t for t in transformed)
-        for offset, text in enumerate(transformed):
-            page.add(text, rel, first + 1 + offset)
+    rel = "results/ladder.csv"
+    if (site.root / rel).exists():
+        writer = load_results_table(site.root)
+        goals_rel = "results/ladder_goals.csv"
+        try:
+            rows = writer.read_rows(site.root / rel)
+            goals = (writer.read_goals(site.root / goals_rel)
+                     if (site.root / goals_rel).exists() else None)
+        except writer.TableError as error:
+            raise SiteError(str(error)) from error
+        lines = writer.render_table(rows, goals).split("\n")
+        for text in site.transform(rel, lines):
+            page.add(text)
     else:
-        page.add("No results are recorded yet: the README's table is filled in when the ladder has "
-                 "run on a GPU.")
-    if not shows_plot:
-        page.add("")
-        page.add("## Plot {#results-plot}")
-        page.add("")
-        plot = next((p for p in PLOT_CANDIDATES if (site.root / p).exists()), None)
-        if plot:
-            name = plot.replace("/", "_")
-            shutil.copyfile(site.root / plot, site.images_dir / name)
-            page.add(f"@image html {name} \"The ladder's results ({plot})\"")
-        else:
-            page.add("No plot is committed yet: `results/ladder.svg` (or `.png`) appears when the "
-                     "ladder has run and its results are committed.")
+        page.add("No results are recorded yet: the table appears when the ladder has run on a GPU "
+                 "and its results are committed.")
+    page.add("")
+    page.add("## Plot {#results-plot}")
+    page.add("")
+    plot = next((p for p in PLOT_CANDIDATES if (site.root / p).exists()), None)
+    if plot:
+        name = plot.replace("/", "_")
+        shutil.copyfile(site.root / plot, site.images_dir / name)
+        page.add(f"@image html {name} \"The ladder's results ({plot})\"")
+    else:
+        page.add("No plot is committed yet: `results/ladder.svg` (or `.png`) appears when the "
+                 "ladder has run and its results are committed.")
     csvs = [p for p in ("results/ladder.csv", "results/ladder_goals.csv")
             if (site.root / p).exists()]
     if csvs:

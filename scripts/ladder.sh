@@ -1,28 +1,33 @@
 #!/usr/bin/env bash
 # The performance ladder in one command: builds the `ladder` executable if needed, runs every
-# chapter's solution and cuBLAS SGEMM at the benchmark sizes on the GPU, writes the results, draws
-# the plot and regenerates the README's results table.
+# chapter's solution and cuBLAS SGEMM at the benchmark sizes on the GPU, writes the results and
+# the plot, and prints the results table.
 #
-# Outputs (in results/ unless --results says otherwise):
-#   results/ladder.csv        one line per run: rates, ratios, resources, PASS/FAIL
-#   results/ladder_goals.csv  the course's performance goals, met or missed
-#   results/ladder.png, .svg  rate per chapter for each problem, with cuBLAS and the ceilings
-#   README.md                 the table between <!-- ladder:begin --> and <!-- ladder:end -->
+# By default everything goes into the build folder and nothing tracked changes:
+#   build/ladder/ladder.csv        one line per run: rates, ratios, resources, PASS/FAIL
+#   build/ladder/ladder_goals.csv  the course's performance goals, met or missed
+#   build/ladder/ladder.md         the results table, as the README shows it (also printed)
+#   build/ladder/ladder.png, .svg  rate per chapter for each problem, with cuBLAS and the ceilings
+#                                  (skipped, with a note, where matplotlib is missing)
+# With --update-readme (the maintainers' command) the same files go into results/ instead, and the
+# README's table between <!-- ladder:begin --> and <!-- ladder:end --> is regenerated from them.
 #
 # Usage: scripts/ladder.sh [script options] [ladder options]
 #   --build-dir DIR     build folder (default: build, configured with the default preset)
-#   --results DIR       where the CSV files and the plot go (default: results)
-#   --readme FILE       the README to update (default: README.md)
-#   --no-readme         leave the README alone
-#   --update-readme     update the README even after --quick, --sizes, --problem or --chapters
+#   --results DIR       where the CSV files, the table and the plot go (default: build/ladder, or
+#                       results with --update-readme)
+#   --update-readme     record the run: write results/ and regenerate the README's table
+#   --readme FILE       the README that --update-readme regenerates (default: README.md)
+#   --no-readme         leave the README alone (the default; kept for older command lines)
 #   --no-plot           do not draw the plot
-#   --from-csv FILE     run nothing: plot FILE and update the README from it (and from the goals
-#                       CSV beside it), e.g. with results brought back from a GPU machine
+#   --from-csv FILE     run nothing: take the results from FILE (and the goals CSV beside it,
+#                       FILE with _goals before .csv), e.g. brought back from a GPU machine
 #   anything else is passed to the ladder (build/ladder --help lists it: --quick, --sizes,
 #   --reps, --warmup, --problem, --chapters, --seed)
 #
 # Exit status: the ladder's (0 all passed, 1 a result failed its check, 2 bad command line, 3 no
-# CUDA device, 4 a run could not be made), or 1 when the plot or the README could not be written.
+# CUDA device, 4 a run could not be made), or 1 when the table, the README or (with
+# --update-readme) the plot could not be written.
 set -uo pipefail
 
 caller=$(pwd)
@@ -44,9 +49,9 @@ die() {
 }
 
 build_dir=build
-results_dir=results
+results_dir=""
 readme=README.md
-update_readme=auto
+update_readme=no
 plot=yes
 from_csv=""
 ladder_args=()
@@ -72,6 +77,13 @@ while [ $# -gt 0 ]; do
     *) ladder_args+=("$1"); shift ;;
   esac
 done
+if [ -z "$results_dir" ]; then
+  if [ "$update_readme" = yes ]; then
+    results_dir=results
+  else
+    results_dir="$build_dir/ladder"
+  fi
+fi
 
 # The first Python that can import the module named by $1 (any Python 3 when $1 is empty).
 # Debian's /usr/bin/python3 comes first: it is the one that python3-matplotlib installs into.
@@ -89,12 +101,20 @@ find_python() {
 }
 
 status=0
+mkdir -p "$results_dir" || die "cannot create $results_dir"
+csv="$results_dir/ladder.csv"
+goals_csv="$results_dir/ladder_goals.csv"
+stem="$results_dir/ladder"
 if [ -n "$from_csv" ]; then
   [ -f "$from_csv" ] || die "$from_csv: no such file"
-  csv=$from_csv
-  goals_csv="${from_csv%.csv}_goals.csv"
-  results_dir=$(dirname "$from_csv")
-  stem="${from_csv%.csv}"
+  from_goals="${from_csv%.csv}_goals.csv"
+  if [ ! "$from_csv" -ef "$csv" ]; then
+    cp "$from_csv" "$csv" || die "cannot copy $from_csv to $csv"
+    rm -f "$goals_csv"
+    if [ -f "$from_goals" ]; then
+      cp "$from_goals" "$goals_csv" || die "cannot copy $from_goals to $goals_csv"
+    fi
+  fi
 else
   gpu_visible=no
   if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
@@ -104,17 +124,14 @@ else
     cat >&2 <<EOF_HELP
 error: no NVIDIA GPU visible (nvidia-smi lists none): the performance ladder needs one.
 To run it on a machine that has one, from a clone of this repository:
-  scripts/ladder.sh                      builds, runs, writes results/, updates README.md
-Then bring results/ladder.csv and results/ladder_goals.csv back here and run
-  scripts/ladder.sh --from-csv results/ladder.csv
-to draw the plot and regenerate the README's results table from them.
+  scripts/ladder.sh                      builds, runs, writes build/ladder/ and prints the table
+  scripts/ladder.sh --update-readme      the same, into results/ and the README's table
+Then bring ladder.csv and ladder_goals.csv back here and run
+  scripts/ladder.sh --from-csv FOLDER/ladder.csv [--update-readme]
+to draw the plot and write the table from them.
 EOF_HELP
     exit 3
   fi
-  mkdir -p "$results_dir" || die "cannot create $results_dir"
-  csv="$results_dir/ladder.csv"
-  goals_csv="$results_dir/ladder_goals.csv"
-  stem="$results_dir/ladder"
   if [ ! -f "$build_dir/CMakeCache.txt" ]; then
     say "configuring $build_dir"
     if [ "$build_dir" = build ]; then
@@ -135,8 +152,10 @@ EOF_HELP
   [ -f "$csv" ] || exit "$status"
 fi
 
+# The plot: optional for a run (a note says how to get it), required to record one.
 image=""
 if [ "$plot" = yes ]; then
+  rm -f "$stem.png" "$stem.svg"  # never a plot of other results beside these
   if plot_python=$(find_python matplotlib); then
     if "$plot_python" scripts/plot_ladder.py "$csv" "$stem"; then
       image="$stem.svg"
@@ -144,28 +163,52 @@ if [ "$plot" = yes ]; then
       printf 'error: the plot could not be drawn\n' >&2
       [ "$status" -ne 0 ] || status=1
     fi
-  else
+  elif [ "$update_readme" = yes ]; then
     printf 'error: no Python with matplotlib found (tried %s/usr/bin/python3 and python3): ' \
       "${PYTHON:+$PYTHON, }" >&2
     printf 'install python3-matplotlib, or pass --no-plot\n' >&2
     [ "$status" -ne 0 ] || status=1
+  else
+    printf 'note: plot skipped: no Python with matplotlib; to draw it, install python3-matplotlib ' >&2
+    printf '(sudo apt-get install python3-matplotlib) and run scripts/ladder.sh --from-csv %s\n' \
+      "$csv" >&2
   fi
 fi
 
-if [ "$update_readme" = auto ] && [ "$subset" = yes ]; then
-  say "$readme not updated: this run used --quick, --sizes, --problem or --chapters" \
-    "(--update-readme updates it anyway)"
-elif [ "$update_readme" != no ]; then
-  table_python=$(find_python "") || die "no Python 3 found to update $readme"
+# The table: into the results folder and printed; into the README only with --update-readme.
+table_python=""
+if table_python=$(find_python ""); then
   goals_args=()
   [ -f "$goals_csv" ] && goals_args=(--goals "$goals_csv")
   image_args=()
   [ -n "$image" ] && image_args=(--image "$image")
-  if ! "$table_python" scripts/update_results_table.py "$csv" --readme "$readme" \
-    "${goals_args[@]}" "${image_args[@]}"; then
+  if [ "$subset" = yes ] && [ "$update_readme" = yes ]; then
+    say "note: this run used --quick, --sizes, --problem or --chapters; recording it anyway"
+  fi
+  # A run's table is kept beside its CSV; a recorded run's is the README's.
+  out_args=(--out "$stem.md")
+  [ "$update_readme" = yes ] && out_args=()
+  say "results table:"
+  if ! "$table_python" scripts/update_results_table.py "$csv" "${goals_args[@]}" \
+    "${image_args[@]}" "${out_args[@]}" --print; then
+    [ "$status" -ne 0 ] || status=1
+  elif [ "$update_readme" = yes ] &&
+    ! "$table_python" scripts/update_results_table.py "$csv" --readme "$readme" \
+      "${goals_args[@]}" "${image_args[@]}"; then
+    [ "$status" -ne 0 ] || status=1
+  fi
+else
+  printf 'note: no Python 3 found, so the results table is not written (the ladder printed its summary)\n' >&2
+  if [ "$update_readme" = yes ]; then
+    printf 'error: --update-readme needs Python 3\n' >&2
     [ "$status" -ne 0 ] || status=1
   fi
 fi
 
-say "results: $csv${image:+, $stem.png, $image}"
+if [ "$update_readme" = no ]; then
+  say "results: $csv, $goals_csv${image:+, $stem.png, $image}${table_python:+, $stem.md}"
+  say "nothing tracked was changed; scripts/ladder.sh --update-readme records a run in results/ and $(basename "$readme")"
+else
+  say "recorded: $csv, $goals_csv${image:+, $stem.png, $image} and the table in $readme"
+fi
 exit "$status"

@@ -1,34 +1,160 @@
 #!/usr/bin/env bash
-# Shared set-up for scripts/run.sh and scripts/test.sh (sourced, not run): installs what is
-# missing on Debian 12 or Ubuntu 24.04 with apt, finds nvcc, and configures and builds the course.
-# Usage inside those scripts: course_setup; course_configure_and_build <preset>
+# Shared set-up for scripts/run.sh, scripts/test.sh and scripts/progress.sh (sourced, not run):
+# installs what the job is missing on Debian 12 or Ubuntu 24.04 with apt, finds nvcc, and
+# configures and builds the course.
+# Usage inside those scripts: course_setup <run|test|progress>; course_configure_and_build <preset>
+#
+# Each job installs only what it uses:
+#   run       needs CMake, a C++ compiler and Ninja; would like Catch2 (the tests), Python 3 and
+#             matplotlib (the ladder's table and plot), and goes on without them
+#   test      needs all of that and Doxygen and Graphviz (the documentation is part of the tests);
+#             would like matplotlib (the plot's test is skipped without it)
+#   progress  needs CMake, a C++ compiler, Ninja, Catch2 (the chapters' tests) and Python 3
+# When apt cannot install something (no network, no sudo, no apt), one line says which package
+# is missing and the command that installs it; apt's own messages go to a log file.
 
 course_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 course_say() { printf '==> %s\n' "$*"; }
 
-# Installs the Debian/Ubuntu packages that are missing: a compiler, CMake, Ninja, Catch2 (v2 on
-# Debian 12, v3 on Ubuntu 24.04), Doxygen, Graphviz and matplotlib for the ladder's plot.
-course_install_missing() {
-  local missing=()
-  command -v cmake >/dev/null || missing+=(cmake)
-  command -v c++ >/dev/null || missing+=(g++)
-  command -v ninja >/dev/null || missing+=(ninja-build)
-  command -v doxygen >/dev/null || missing+=(doxygen)
-  command -v dot >/dev/null || missing+=(graphviz)
-  command -v python3 >/dev/null || missing+=(python3)
-  dpkg -s catch2 >/dev/null 2>&1 || missing+=(catch2)
-  dpkg -s python3-matplotlib >/dev/null 2>&1 || missing+=(python3-matplotlib)
-  if [ ${#missing[@]} -eq 0 ]; then
-    course_say "all build tools present"
+# The Debian/Ubuntu packages each job needs, and those it goes on without.
+course_required_packages() {
+  case "$1" in
+    run) echo "cmake g++ ninja-build" ;;
+    test) echo "cmake g++ ninja-build catch2 doxygen graphviz python3" ;;
+    progress) echo "cmake g++ ninja-build catch2 python3" ;;
+    *) return 1 ;;
+  esac
+}
+course_optional_packages() {
+  case "$1" in
+    run) echo "catch2 python3 python3-matplotlib" ;;
+    test) echo "python3-matplotlib" ;;
+    progress) echo "" ;;
+    *) return 1 ;;
+  esac
+}
+
+# What a job does without an optional package, for the line that says it is missing.
+course_without() {
+  case "$1" in
+    catch2) echo "the tests are not built (scripts/test.sh needs them)" ;;
+    python3) echo "the ladder's results table is not written" ;;
+    python3-matplotlib) echo "the ladder's plot is skipped" ;;
+    *) echo "the parts that use it are skipped" ;;
+  esac
+}
+
+# Whether the package (or the tool it provides) is installed.
+course_have_package() {
+  case "$1" in
+    cmake) command -v cmake >/dev/null 2>&1 ;;
+    g++) command -v c++ >/dev/null 2>&1 ;;
+    ninja-build) command -v ninja >/dev/null 2>&1 ;;
+    doxygen) command -v doxygen >/dev/null 2>&1 ;;
+    graphviz) command -v dot >/dev/null 2>&1 ;;
+    python3) command -v python3 >/dev/null 2>&1 ;;
+    *)
+      # Libraries (catch2, python3-matplotlib): asked of dpkg; where there is no dpkg, CMake and
+      # the scripts find out for themselves.
+      if command -v dpkg >/dev/null 2>&1; then
+        dpkg -s "$1" >/dev/null 2>&1
+      else
+        return 0
+      fi
+      ;;
+  esac
+}
+
+# The command that installs packages $@, as the user should type it.
+course_install_command() {
+  if [ "$(id -u)" -eq 0 ]; then
+    printf 'apt-get install %s' "$*"
+  else
+    printf 'sudo apt-get install %s' "$*"
+  fi
+}
+
+# Installs packages $@ with apt, quietly: apt's messages go to a log file. On failure sets
+# course_apt_reason (why, in a few words) and course_apt_log, and returns 1.
+course_apt_install() {
+  course_apt_reason=""
+  course_apt_log=""
+  if ! command -v apt-get >/dev/null 2>&1; then
+    course_apt_reason="there is no apt-get here"
+    return 1
+  fi
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if ! command -v sudo >/dev/null 2>&1; then
+      course_apt_reason="installing needs root, and there is no sudo"
+      return 1
+    fi
+    sudo="sudo"
+  fi
+  course_apt_log=$(mktemp "${TMPDIR:-/tmp}/course-apt.XXXXXX")
+  export DEBIAN_FRONTEND=noninteractive
+  if $sudo apt-get update -qq >"$course_apt_log" 2>&1 &&
+    $sudo apt-get install -y -qq --no-install-recommends "$@" >>"$course_apt_log" 2>&1; then
+    rm -f "$course_apt_log"
+    course_apt_log=""
     return 0
   fi
+  if grep -qiE "Temporary failure resolving|Could not resolve|Failed to fetch|Unable to connect|Network is unreachable|Unable to locate package|has no installation candidate" "$course_apt_log"; then
+    course_apt_reason="apt cannot reach its package sources"
+  else
+    course_apt_reason="apt-get failed"
+  fi
+  return 1
+}
+
+# Installs what job $1 (run, test or progress) is missing. Returns 1, after one line on stderr
+# naming the packages and the command that installs them, when something the job needs cannot be
+# installed; a missing optional package only gets a line saying what is skipped without it.
+course_install_for() {
+  local job=$1 package
+  local required optional
+  required=$(course_required_packages "$job") || {
+    echo "error: unknown job '$job' (run, test or progress)" >&2
+    return 2
+  }
+  optional=$(course_optional_packages "$job")
+  local missing_required=() missing_optional=()
+  for package in $required; do
+    course_have_package "$package" || missing_required+=("$package")
+  done
+  for package in $optional; do
+    course_have_package "$package" || missing_optional+=("$package")
+  done
+  if [ ${#missing_required[@]} -eq 0 ] && [ ${#missing_optional[@]} -eq 0 ]; then
+    course_say "all the tools this needs are present"
+    return 0
+  fi
+  local missing=("${missing_required[@]}" "${missing_optional[@]}")
   course_say "installing: ${missing[*]}"
-  local sudo=""
-  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -qq
-  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  if course_apt_install "${missing[@]}"; then
+    return 0
+  fi
+  # One package that cannot be had must not keep the others out: try the needed ones alone.
+  local reason=$course_apt_reason log=$course_apt_log
+  local installed_required=no
+  if [ ${#missing_required[@]} -gt 0 ] && [ ${#missing_optional[@]} -gt 0 ] &&
+    course_apt_install "${missing_required[@]}"; then
+    installed_required=yes
+  fi
+  local where=""
+  [ -n "$log" ] && where=" (apt's messages: $log)"
+  if [ ${#missing_required[@]} -gt 0 ] && [ "$installed_required" = no ]; then
+    printf 'error: missing %s, and %s: install with `%s`, then run this again%s\n' \
+      "${missing_required[*]}" "$reason" "$(course_install_command "${missing_required[@]}")" \
+      "$where" >&2
+    return 1
+  fi
+  for package in "${missing_optional[@]}"; do
+    printf 'note: %s is not installed (%s), so %s; to have it: %s\n' "$package" "$reason" \
+      "$(course_without "$package")" "$(course_install_command "$package")" >&2
+  done
+  return 0
 }
 
 # Puts nvcc on PATH if the CUDA toolkit is installed in its usual place.
@@ -53,11 +179,12 @@ course_have_gpu() {
   command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU'
 }
 
+# Installs what job $1 needs (see the top of this file) and finds nvcc; exits on failure.
 course_setup() {
   set -euo pipefail
   cd "$course_root"
-  course_install_missing
-  course_find_nvcc
+  course_install_for "$1" || exit 1
+  course_find_nvcc || exit 1
 }
 
 # Configures (with any extra cmake arguments) and builds with the named preset (CMakePresets.json).

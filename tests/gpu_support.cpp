@@ -55,7 +55,7 @@ std::uint64_t test_seed(std::initializer_list<long long> parts) {
 
 CheckResult run_workload(const ProblemSet& set, const Workload& workload, std::uint64_t seed) {
   const ProblemInstance instance(workload, seed);
-  return instance.check(instance.checked_run(set, nullptr));
+  return instance.check(instance.checked_run(set, nullptr), set.arithmetic);
 }
 
 CheckResult run_product(const ProductLauncher& launcher, Problem problem, int m, int n, int k,
@@ -78,23 +78,33 @@ CheckResult run_conv1d(const Conv1dLauncher& launcher, int n, int m, std::uint64
   return run_workload(set, conv1d_workload(n, m), seed);
 }
 
-void check_products(const ProductLauncher& matmul, const ProductLauncher& minplus, int m, int n,
-                    int k, long long salt) {
+void check_products(const ProblemSet& set, int m, int n, int k, long long salt) {
+  REQUIRE((set.offers(Problem::matmul) || set.offers(Problem::minplus)));
   const auto seed = test_seed({salt, m, n, k});
   INFO("m " << m << " n " << n << " k " << k << ", seed " << seed);
-  const CheckResult product = run_product(matmul, Problem::matmul, m, n, k, seed);
-  INFO("matmul: " << product.summary(n));
-  CHECK(product.passed);
-  const CheckResult paths = run_product(minplus, Problem::minplus, m, n, k, seed);
-  INFO("minplus: " << paths.summary(n));
-  CHECK(paths.passed);
+  for (Problem problem : {Problem::matmul, Problem::minplus}) {
+    if (!set.offers(problem))
+      continue;
+    const CheckResult result = run_workload(set, product_workload(problem, m, n, k), seed);
+    INFO(problem_name(problem) << ": " << result.summary(n));
+    CHECK(result.passed);
+  }
+}
+
+void check_products(const ProductLauncher& matmul, const ProductLauncher& minplus, int m, int n,
+                    int k, long long salt) {
+  check_products(ProblemSet{matmul, minplus, {}, {}}, m, n, k, salt);
+}
+
+void check_products_at_course_sizes(const ProblemSet& set) {
+  for (int s : kAwkwardSizes)
+    check_products(set, s, s, s, 1);
+  for (const auto& shape : kNonSquareShapes)
+    check_products(set, shape.m, shape.n, shape.k, 2);
 }
 
 void check_products_at_course_sizes(const ProductLauncher& matmul, const ProductLauncher& minplus) {
-  for (int s : kAwkwardSizes)
-    check_products(matmul, minplus, s, s, s, 1);
-  for (const auto& shape : kNonSquareShapes)
-    check_products(matmul, minplus, shape.m, shape.n, shape.k, 2);
+  check_products_at_course_sizes(ProblemSet{matmul, minplus, {}, {}});
 }
 
 void check_conv2d(const Conv2dLauncher& conv2d, const std::vector<ImageShape>& images,

@@ -40,14 +40,21 @@ CheckResult run_conv2d(const Conv2dLauncher& launcher, int h, int w, int mk, int
 /// run_workload() for one conv1d launcher: n samples and m taps.
 CheckResult run_conv1d(const Conv1dLauncher& launcher, int n, int m, std::uint64_t seed);
 
-/// The test checks of one product shape: runs @p matmul and @p minplus at m x n x k and checks
-/// each (Catch2 CHECK, with the sizes, the seed and the worst element in the message). @p salt
-/// keeps the seeds of different test cases apart.
+/// The test checks of one product shape: runs the matmul and the minplus of @p set (those it
+/// offers; matmul with the tolerance of set.arithmetic) at m x n x k and checks each (Catch2
+/// CHECK, with the sizes, the seed and the worst element in the message). @p salt keeps the seeds
+/// of different test cases apart.
+void check_products(const ProblemSet& set, int m, int n, int k, long long salt);
+
+/// check_products() of the set {@p matmul, @p minplus}.
 void check_products(const ProductLauncher& matmul, const ProductLauncher& minplus, int m, int n,
                     int k, long long salt);
 
 /// check_products() at every awkward square size (salt 1) and every non-square shape (salt 2)
 /// of the course.
+void check_products_at_course_sizes(const ProblemSet& set);
+
+/// check_products_at_course_sizes() of the set {@p matmul, @p minplus}.
 void check_products_at_course_sizes(const ProductLauncher& matmul, const ProductLauncher& minplus);
 
 /// Checks @p conv2d on every image of @p images with every mask of @p masks.

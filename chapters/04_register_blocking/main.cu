@@ -14,9 +14,7 @@
 int main(int argc, char** argv) {
   course::Chapter chapter = course::make_chapter(4, "register blocking");
   // Chapter 4 offers no launch choices: the same launchers whatever the command line.
-  chapter.launchers = [](const course::LaunchOptions&) {
-    return course::ProblemSet{ch04::matmul, ch04::minplus, ch04::conv2d, {}};
-  };
+  chapter.launchers = course::fixed_launchers({ch04::matmul, ch04::minplus, ch04::conv2d, {}});
   // Chapter 3's solution with its default launch choices (the first tile and block offered).
   chapter.previous = {course::with_choice(ch03::matmul, ch03::kTiles[0]),
                       course::with_choice(ch03::minplus, ch03::kTiles[0]),

@@ -195,6 +195,12 @@ Options parse_options(int argc, const char* const* argv, const ChapterFlags& fla
     } else if (flag == "--csv") {
       no_value();
       options.csv = true;
+    } else if (flag == "--exercises") {
+      no_value();
+      options.list_exercises = true;
+    } else if (flag == "--supports-table") {
+      no_value();
+      options.supports_table = true;
     } else {
       throw UsageError("unknown flag " + quoted(argv[i]) + " for this chapter");
     }
@@ -252,6 +258,8 @@ std::string usage(const std::string& program, const ChapterFlags& flags) {
       << "  --no-check        skip the comparison with the CPU reference\n"
       << "  --no-compare      skip timing the previous chapter's solution (no speedup)\n"
       << "  --csv             one CSV line per run instead of the report\n"
+      << "  --exercises       list this chapter's exercises (id, problem, task) and exit\n"
+      << "  --supports-table  print what this chapter takes (below) as a Markdown table\n"
       << "  -h, --help        this text\n";
   return out.str();
 }

@@ -1,6 +1,7 @@
 #include "course/driver.hpp"
 
 #include "course/cuda_check.hpp"
+#include "course/describe.hpp"
 #include "course/random.hpp"
 #include "course/signal_demo.hpp"
 
@@ -127,12 +128,12 @@ std::vector<float> ProblemInstance::checked_run(const ProblemSet& set, cudaStrea
   return output_.download();
 }
 
-CheckResult ProblemInstance::check(const std::vector<float>& output) const {
+CheckResult ProblemInstance::check(const std::vector<float>& output, Arithmetic arithmetic) const {
   const Workload& w = workload_;
   const std::uint64_t seed = derive_seed(seed_, kSampleStream);
   switch (w.problem) {
     case Problem::matmul:
-      return check_matmul(host_first_, host_second_, output, w.m, w.n, w.k, seed);
+      return check_matmul(host_first_, host_second_, output, w.m, w.n, w.k, seed, arithmetic);
     case Problem::minplus:
       return check_minplus(host_first_, host_second_, output, w.m, w.n, w.k, seed);
     case Problem::conv2d:
@@ -208,7 +209,7 @@ RunResult measure(const ProblemInstance& instance, const ProblemSet& set, const 
   instance.fill_rate(result, device);
   if (options.check) {
     result.checked = true;
-    result.check = instance.check(output);
+    result.check = instance.check(output, set.arithmetic);
   }
   return result;
 }
@@ -236,12 +237,19 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
               << "run '" << program << " --help' for the flags\n";
     return kExitUsage;
   }
-  if (options.help) {
-    std::cout << usage(program, chapter.flags);
-    return kExitPass;
-  }
   const LaunchOptions chosen = chosen_launch(options, chapter.flags);
   const ProblemSet launchers = chapter.launchers(chosen);
+  // What the chapter takes, described from the lists the parser and the checks below refuse with.
+  const ChapterSupport support = describe_support(chapter.number, launchers, chapter.flags);
+  if (options.help || options.supports_table || options.list_exercises) {
+    if (options.help)
+      std::cout << usage(program, chapter.flags) << "\n" << support_help(support);
+    if (options.supports_table)
+      std::cout << support_table_header() << support_table_row(support);
+    if (options.list_exercises)
+      std::cout << exercise_list(chapter.exercises);
+    return kExitPass;
+  }
   std::vector<Problem> problems = options.problems;
   if (problems.empty()) {
     for (Problem problem : kAllProblems) {
@@ -251,8 +259,9 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
   }
   for (Problem problem : problems) {
     if (!launchers.offers(problem)) {
+      const std::string& why = chapter.missing_reasons[static_cast<int>(problem)];
       std::cerr << "error: --problem: chapter " << chapter.number << " has no "
-                << problem_name(problem) << " kernel\n";
+                << problem_name(problem) << " kernel" << (why.empty() ? "" : ": ") << why << "\n";
       return kExitUsage;
     }
   }

@@ -36,13 +36,21 @@ void print_report(std::ostream& out, const RunResult& result) {
   text << "  time     " << result.timing.median_ms << " ms median (min " << result.timing.min_ms
        << ", max " << result.timing.max_ms << ", " << result.timing.runs << " timed runs)\n";
   text.precision(2);
-  text << "  rate     " << result.rate << " " << result.rate_unit;
-  if (result.peak_percent > 0)
-    text << ", " << result.peak_percent << "% of the " << result.peak_name;
-  text << "\n";
-  if (result.previous_ms > 0) {
-    text << "  speedup  " << result.speedup() << "x over chapter " << result.previous_chapter
-         << " (" << result.previous_ms << " ms on the same inputs)\n";
+  if (!result.ok()) {
+    text << "  rate     " << kFiguresNotReported << "\n";
+    if (result.previous_ms > 0)
+      text << "  speedup  " << kFiguresNotReported << "\n";
+  } else {
+    text << "  rate     " << result.rate << " " << result.rate_unit;
+    if (result.peak_percent > 0)
+      text << ", " << result.peak_percent << "% of the " << result.peak_name;
+    if (!result.checked)
+      text << " (of an unchecked result)";
+    text << "\n";
+    if (result.previous_ms > 0) {
+      text << "  speedup  " << result.speedup() << "x over chapter " << result.previous_chapter
+           << " (" << result.previous_ms << " ms on the same inputs)\n";
+    }
   }
   if (result.checked) {
     text << "  check    " << result.check.summary(result.output_columns) << "\n";
@@ -81,9 +89,18 @@ std::string csv_line(const RunResult& result) {
        << (result.solution ? "solution" : "student") << "," << problem_name(result.problem) << ","
        << csv_field(result.variant) << "," << csv_field(result.sizes) << ","
        << result.timing.median_ms << "," << result.timing.min_ms << "," << result.timing.max_ms
-       << "," << result.timing.runs << "," << result.rate << "," << result.rate_unit << ","
-       << result.peak_percent << "," << result.previous_ms << "," << result.speedup() << ","
-       << csv_field(main_kernel.name) << "," << main_kernel.registers << ","
+       << "," << result.timing.runs << ",";
+  // A result that failed its check has no figures: empty fields, so that no reader of the CSV
+  // takes them for measurements (status says why).
+  if (result.ok())
+    line << result.rate;
+  line << "," << result.rate_unit << ",";
+  if (result.ok())
+    line << result.peak_percent;
+  line << "," << result.previous_ms << ",";
+  if (result.ok())
+    line << result.speedup();
+  line << "," << csv_field(main_kernel.name) << "," << main_kernel.registers << ","
        << main_kernel.static_shared << "," << main_kernel.dynamic_shared << ","
        << main_kernel.local_bytes << "," << main_kernel.threads_per_block << ","
        << main_kernel.blocks_per_sm << "," << status << "," << result.check.compared << ","

@@ -39,6 +39,11 @@ template <typename... Arguments>
 NoLauncher conv1d(Arguments...) {
   return {};
 }
+// A chapter whose matmul is not FP32 says so with a function of this name (chapter 6: TF32).
+template <typename... None>
+constexpr course::Arithmetic matmul_arithmetic(None...) {
+  return course::Arithmetic::fp32;
+}
 }  // namespace stand_ins
 
 namespace chapter {
@@ -75,6 +80,7 @@ course::ProblemSet default_launchers() {
       [](auto... arguments) { return chapter::conv2d(arguments...); });
   set.conv1d = Offered<course::Conv1dLauncher>::from(
       [](auto... arguments) { return chapter::conv1d(arguments...); });
+  set.arithmetic = chapter::matmul_arithmetic();
   return set;
 }
 

@@ -77,6 +77,10 @@ TEST_CASE("good values parse", "[cli]") {
   CHECK(parse({"--mask", "7"}).mask_cols == 7);
   CHECK(parse({"--problem", "all"}).problems.empty());
   CHECK(parse({"--help"}).help);
+  CHECK(parse({"--exercises"}).list_exercises);
+  CHECK(parse({"--supports-table"}).supports_table);
+  CHECK_FALSE(parse({}).list_exercises);
+  CHECK_FALSE(parse({}).supports_table);
 }
 
 TEST_CASE("bad values are refused with the flag and the value named", "[cli]") {
@@ -111,6 +115,8 @@ TEST_CASE("bad values are refused with the flag and the value named", "[cli]") {
       {{"--frobnicate"}, "--frobnicate"},
       {{"--csv=yes"}, "--csv"},
       {{"--no-compare=1"}, "--no-compare: takes no value"},
+      {{"--exercises=1"}, "--exercises: takes no value"},
+      {{"--supports-table=yes"}, "--supports-table: takes no value"},
       {{"-n", "2147483647", "--taps", "2"}, "n + m - 1"},
   };
   for (const auto& c : cases) {
@@ -145,7 +151,8 @@ TEST_CASE("chapter-specific flags exist only where the chapter offers them", "[c
 TEST_CASE("usage lists the flags the chapter offers", "[cli]") {
   const std::string text = course::usage("ch", all_flags());
   for (const char* flag : {"--problem", "--tile", "--block", "--mapping", "--signal-csv", "--reps",
-                           "--warmup", "--seed", "--no-check", "--no-compare", "--csv", "--help"}) {
+                           "--warmup", "--seed", "--no-check", "--no-compare", "--csv",
+                           "--exercises", "--supports-table", "--help"}) {
     INFO(flag);
     CHECK(text.find(flag) != std::string::npos);
   }

@@ -1,6 +1,7 @@
 // CPU tests of the performance ladder's host code: sizes and labels, ceilings, the ratio
 // arithmetic, the goals, and the CSV writer (scripts/ladder/workloads.hpp, results.hpp).
 #include "catch.hpp"
+#include "csv_fields.hpp"
 
 #include "results.hpp"
 #include "workloads.hpp"
@@ -11,6 +12,9 @@
 #include <vector>
 
 namespace {
+
+using course::testing::field;
+using course::testing::split_csv;
 
 using course::Problem;
 using course::Workload;
@@ -51,43 +55,6 @@ Row make_row(const Workload& workload, const std::string& implementation, int ch
   if (status == Status::fail)
     row.message = "FAIL: 3 elements outside the tolerance";
   return row;
-}
-
-// Splits one CSV line into fields, undoing the quoting of course::csv_field().
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        fields.back() += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        fields.back() += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      fields.emplace_back();
-    } else {
-      fields.back() += c;
-    }
-  }
-  return fields;
-}
-
-// The field of `line` under column `name` of `header`.
-std::string field(const std::string& header, const std::string& line, const std::string& name) {
-  const std::vector<std::string> names = split_csv(header);
-  const std::vector<std::string> values = split_csv(line);
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (names[i] == name)
-      return i < values.size() ? values[i] : std::string("<missing>");
-  }
-  return "<no column " + name + ">";
 }
 
 const Workload kMatmul4096 = course::product_workload(Problem::matmul, 4096, 4096, 4096);

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Tests of scripts/update_results_table.py on the committed sample CSV: the table goes between
-the markers and nowhere else, a second run changes nothing, missing markers are an error, and runs
-that failed their check are not shown as results.
+"""Tests of scripts/update_results_table.py and the table writer it shares with the site
+(scripts/results_table.py) on the committed sample CSV: the table goes between the markers and
+nowhere else, a second run changes nothing, missing markers are an error, --print and --out leave
+the README alone, and runs that failed their check are not shown as results, nor used as the
+reference of a speedup or of a share of cuBLAS, whatever numbers their CSV lines hold.
 
     python3 tests/ladder/test_update_results_table.py
 """
 
 import contextlib
+import csv
 import io
 import os
 import shutil
@@ -18,6 +21,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
+import readme_block  # noqa: E402
+import results_table  # noqa: E402
 import update_results_table as table  # noqa: E402
 
 SAMPLE_CSV = os.path.join(HERE, "sample_ladder.csv")
@@ -110,12 +115,63 @@ class UpdateResultsTableTest(unittest.TestCase):
             self.assertIn("no end marker", handle.read())  # left untouched
 
     def test_markers_out_of_order_or_repeated_fail(self):
-        with self.assertRaises(table.TableError):
-            table.replace_between_markers(
-                f"{table.END_MARKER}\n{table.BEGIN_MARKER}\n", "block")
-        with self.assertRaises(table.TableError):
-            table.replace_between_markers(
-                f"{table.BEGIN_MARKER}\n{table.END_MARKER}\n{table.BEGIN_MARKER}\n", "block")
+        with self.assertRaises(readme_block.BlockError):
+            readme_block.replace_block(
+                f"{table.END_MARKER}\n{table.BEGIN_MARKER}\n", "ladder", "block")
+        with self.assertRaises(readme_block.BlockError):
+            readme_block.replace_block(
+                f"{table.BEGIN_MARKER}\n{table.END_MARKER}\n{table.BEGIN_MARKER}\n", "ladder",
+                "block")
+
+    def test_check_fails_until_the_table_is_written(self):
+        args = (SAMPLE_CSV, "--goals", SAMPLE_GOALS, "--readme", self.readme)
+        status, _, err = run(*args, "--check")
+        self.assertEqual(status, 1)
+        self.assertIn("differs", err)
+        self.assertEqual(self.read_readme(), README)  # --check writes nothing
+        self.assertEqual(run(*args)[0], 0)
+        self.assertEqual(run(*args, "--check")[0], 0)
+
+    def test_print_and_out_leave_the_readme_alone(self):
+        out_file = os.path.join(self.folder, "build", "ladder.md")
+        os.makedirs(os.path.dirname(out_file))
+        image = os.path.join(self.folder, "build", "ladder.svg")
+        status, out, _ = run(SAMPLE_CSV, "--readme", self.readme, "--print", "--out", out_file,
+                             "--image", image)
+        self.assertEqual(status, 0)
+        self.assertIn("| matmul | 4096 | 4.60 | 9.40 (2.04x) |", out)
+        self.assertEqual(self.read_readme(), README)
+        with open(out_file, encoding="utf-8") as handle:
+            written = handle.read()
+        self.assertIn("| matmul | 4096 | 4.60 | 9.40 (2.04x) |", written)
+        self.assertIn("](ladder.svg)", written)  # relative to the file it is in
+
+    def rows_with(self, changes):
+        """The sample's rows with @p changes: {(problem, sizes, implementation): {column: value}}."""
+        with open(SAMPLE_CSV, newline="", encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+        for row in rows:
+            row.update(changes.get((row["problem"], row["sizes"], row["implementation"]), {}))
+        return rows
+
+    def test_a_failed_row_with_figures_still_shows_none(self):
+        # A CSV whose FAIL line carries a rate and ratios (an older writer, a hand edit): the
+        # writer must not show them, nor use the failed row as a reference.
+        rows = self.rows_with({
+            ("matmul", "4096", "ch02"): {"status": "FAIL", "rate": "2950.85", "speedup": "641"},
+            ("matmul", "1024", "cuBLAS"): {"status": "FAIL"},
+        })
+        text = results_table.render_table(rows)
+        line = next(l for l in text.splitlines() if l.startswith("| matmul | 4096 |"))
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        self.assertEqual(cells[3], "FAIL")
+        self.assertNotIn("2950", text)
+        self.assertNotIn("641", text)
+        self.assertNotIn("(", cells[4])  # chapter 3's speedup was over the failed chapter 2
+        self.assertIn("matmul 4096 ch02 (FAIL)", text)
+        small = next(l for l in text.splitlines() if l.startswith("| matmul | 1024 |"))
+        self.assertNotIn("of cuBLAS", small)  # cuBLAS failed: no share of it
+        self.assertIn("of cuBLAS", line)
 
     def test_image_link_is_relative_to_the_readme(self):
         image = os.path.join(self.folder, "results", "ladder.svg")
@@ -132,10 +188,10 @@ class UpdateResultsTableTest(unittest.TestCase):
         self.assertEqual(self.read_readme(), README)
 
     def test_rate_formatting_matches_the_ladder(self):
-        self.assertEqual(table.format_rate(41.23), "41.2")
-        self.assertEqual(table.format_rate(5.214), "5.21")
-        self.assertEqual(table.format_rate(0.8531), "0.853")
-        self.assertEqual(table.format_rate(203.4), "203")
+        self.assertEqual(results_table.format_rate(41.23), "41.2")
+        self.assertEqual(results_table.format_rate(5.214), "5.21")
+        self.assertEqual(results_table.format_rate(0.8531), "0.853")
+        self.assertEqual(results_table.format_rate(203.4), "203")
 
 
 if __name__ == "__main__":

@@ -1,17 +1,23 @@
-// Two deliberately broken kernels, kept out of the course: the sanitizer tests run them to show
-// that the harness fails when a kernel is wrong. A clean report for the chapters means something
-// only if the same harness reports these.
+// Deliberately broken kernels, kept out of the course: the reliability tests run them to show that
+// the harness fails when a kernel is wrong. A clean report for the chapters means something only
+// if the same harness reports these.
 //
 //   reliability_broken_kernels out-of-bounds-write   memcheck must report an invalid global write
 //   reliability_broken_kernels missing-barrier       racecheck must report a shared-memory hazard
+//   reliability_broken_kernels wrong-result [flags]  the shared driver (course::run_chapter) on a
+//                                                    matmul that writes zeros at once: its report
+//                                                    and CSV must show no rate, share of the peak
+//                                                    or speedup, only FAIL
 //
 // Exit status: 0 when the kernel ran (the bugs do not crash without a sanitizer), 2 for a bad
-// command line, 3 when there is no CUDA device, 4 on a CUDA error.
+// command line, 3 when there is no CUDA device, 4 on a CUDA error; wrong-result: the driver's
+// (1, a failed check).
 #include <cuda_runtime.h>
 
 #include "course/cli.hpp"
 #include "course/cuda_check.hpp"
 #include "course/device_info.hpp"
+#include "course/driver.hpp"
 
 #include <exception>
 #include <iostream>
@@ -45,6 +51,36 @@ __global__ void rotate_without_barrier(const float* in, float* out) {
   out[t] = staged[(t + kWarp) % kThreads];
 }
 
+/// Writes zero to out[0..count): the whole of a "product" that never reads its inputs.
+__global__ void write_zeros(float* out, long long count) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < count)
+    out[i] = 0.0f;
+}
+
+/// A matmul launcher that finishes almost at once and is wrong everywhere, as a student's kernel
+/// is before its exercises are done: its time gives an absurd rate that must not be reported.
+void wrong_matmul(const float* /*A*/, const float* /*B*/, float* C, int m, int n, int /*k*/,
+                  cudaStream_t stream) {
+  const long long count = static_cast<long long>(m) * n;
+  const dim3 grid = course::grid_1d(count, kThreads);
+  write_zeros<<<grid, kThreads, 0, stream>>>(C, count);
+  COURSE_CHECK_LAUNCH(write_zeros, grid, dim3(kThreads), 0, stream);
+}
+
+/// The shared driver on wrong_matmul, compared with itself as the "previous chapter".
+int run_wrong_result(int argc, char** argv) {
+  course::Chapter chapter;
+  chapter.number = 1;
+  chapter.title = "a deliberately wrong product";
+  chapter.solution = true;
+  course::ProblemSet set;
+  set.matmul = wrong_matmul;
+  chapter.launchers = course::fixed_launchers(set);
+  chapter.previous.matmul = wrong_matmul;
+  return course::run_chapter(chapter, argc, argv);
+}
+
 int run(const std::string& mode) {
   float* buffer = nullptr;
   float* output = nullptr;
@@ -75,10 +111,12 @@ int run(const std::string& mode) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "wrong-result")
+    return run_wrong_result(argc - 1, argv + 1);
   const std::string mode = argc == 2 ? argv[1] : "";
   if (mode != "out-of-bounds-write" && mode != "missing-barrier") {
     std::cerr << "usage: " << (argc > 0 ? argv[0] : "reliability_broken_kernels")
-              << " out-of-bounds-write|missing-barrier\n";
+              << " out-of-bounds-write|missing-barrier|wrong-result [flags]\n";
     return course::kExitUsage;
   }
   std::string reason;

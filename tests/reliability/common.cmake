@@ -201,6 +201,15 @@ function(rel_report_failures verdict)
   endif()
 endfunction()
 
+# rel_stop_on_problems(<heading> <details>): when the caller's list `problems` is not empty, stops
+# the script with <heading>, one problem a line, and <details> (what the executable printed).
+function(rel_stop_on_problems heading details)
+  if(problems)
+    string(REPLACE ";" "\n  " problem_lines "${problems}")
+    message(FATAL_ERROR "${heading}:\n  ${problem_lines}\n${details}")
+  endif()
+endfunction()
+
 # rel_error_line(<out-var> <stderr>): the one line of <stderr> that starts with "error: ", or
 # "" when there is none or more than one.
 function(rel_error_line out text)

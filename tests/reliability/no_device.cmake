@@ -23,9 +23,6 @@ endif()
 if(NOT stderr_text MATCHES "^error: [^\n]*CUDA device")
   list(APPEND problems "stderr does not start with 'error: ' and name the missing CUDA device")
 endif()
-if(problems)
-  string(REPLACE ";" "\n  " problem_lines "${problems}")
-  message(FATAL_ERROR "'${EXECUTABLE} ${shown}' with no visible CUDA device:\n  ${problem_lines}\n"
-                      "stdout: ${stdout_text}\nstderr: ${stderr_text}")
-endif()
+rel_stop_on_problems("'${EXECUTABLE} ${shown}' with no visible CUDA device"
+                     "stdout: ${stdout_text}\nstderr: ${stderr_text}")
 message("no visible CUDA device: exit status 3 and one line: ${stderr_text}")

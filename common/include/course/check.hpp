@@ -32,6 +32,8 @@
 /// fall outside both parts: that is TF32's real error, shown in chapter 6's lesson.
 #pragma once
 
+#include "course/problems.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -45,12 +47,6 @@ constexpr double kFloatEpsilon = 1.1920928955078125e-07;
 
 /// Largest relative error of rounding to the nearest TF32 value (10 mantissa bits): 2^-11.
 constexpr double kTf32UnitRoundoff = 4.8828125e-04;
-
-/// How a product kernel multiplies: FP32 on the FMA pipes, or TF32 inputs on tensor cores.
-enum class Arithmetic {
-  fp32,  ///< every product and sum in FP32
-  tf32,  ///< inputs rounded to TF32, products and sums in FP32 (chapter 6)
-};
 
 /// @p x rounded to the nearest TF32 value, ties away from zero: what the GPU's
 /// `cvt.rna.tf32.f32` gives, as a float whose 13 lowest mantissa bits are zero. Infinities and

@@ -64,6 +64,8 @@ struct Options {
   bool compare = true;                ///< time the previous chapter's solution too, for a speedup
   bool csv = false;                   ///< print CSV lines instead of the human report
   bool help = false;                  ///< print usage and exit
+  bool list_exercises = false;        ///< print the chapter's exercises and exit
+  bool supports_table = false;        ///< print what the chapter takes as Markdown and exit
   std::string signal_csv;             ///< conv1d demo: write the signal and its filtered copy
 };
 

@@ -23,7 +23,7 @@ namespace course {
 
 /// What a chapter's executable knows about its chapter.
 struct Chapter {
-  int number = 0;            ///< chapter number, 1 to 4
+  int number = 0;            ///< chapter number, 1 to 6
   std::string title;         ///< e.g. "global memory"
   bool solution = false;     ///< built from solutions/ (true) or chapters/ (false)
   std::string kernels_file;  ///< kernels.cuh it was built from, for hints
@@ -37,7 +37,16 @@ struct Chapter {
   /// The chapter each launcher of `previous` comes from, in kAllProblems order; 0 means the
   /// chapter just before this one (chapter 3 compares its conv1d with chapter 1's, say).
   int previous_numbers[4] = {0, 0, 0, 0};
+  /// Why the chapter has no kernel for a problem, in kAllProblems order, told when one is asked
+  /// for (empty: no reason given).
+  std::string missing_reasons[4];
 };
+
+/// Chapter::launchers for a chapter that offers no launch choices: @p set, whatever the command
+/// line says.
+inline std::function<ProblemSet(const LaunchOptions&)> fixed_launchers(ProblemSet set) {
+  return [set](const LaunchOptions&) { return set; };
+}
 
 /// A Chapter with the edition and kernels file that the build defined for this executable
 /// (COURSE_SOLUTION_EDITION, COURSE_KERNELS_FILE); defined inline so the caller's macros apply.
@@ -74,8 +83,9 @@ class ProblemInstance {
   /// synchronous launch checks (so an error is reported at the launch that caused it), and
   /// returns the output. launch_log() then holds what was launched.
   std::vector<float> checked_run(const ProblemSet& set, cudaStream_t stream) const;
-  /// Compares @p output with the CPU reference.
-  CheckResult check(const std::vector<float>& output) const;
+  /// Compares @p output with the CPU reference; a matmul with the tolerance of @p arithmetic.
+  CheckResult check(const std::vector<float>& output,
+                    Arithmetic arithmetic = Arithmetic::fp32) const;
 
   /// The problem.
   Problem problem() const { return workload_.problem; }

@@ -83,6 +83,12 @@ using Conv2dLauncher = std::function<void(const float* img, int h, int w, const 
 using Conv1dLauncher = std::function<void(const float* a, int n, const float* b, int m, float* y,
                                           cudaStream_t stream)>;
 
+/// How a product kernel multiplies: FP32 on the FMA pipes, or TF32 inputs on tensor cores.
+enum class Arithmetic {
+  fp32,  ///< every product and sum in FP32
+  tf32,  ///< inputs rounded to TF32, products and sums in FP32 (chapter 6)
+};
+
 /// The launchers of one chapter, each of its problem's plain signature; an empty one means the
 /// chapter does not carry that problem.
 struct ProblemSet {
@@ -90,6 +96,8 @@ struct ProblemSet {
   ProductLauncher minplus;  ///< min-plus product
   Conv2dLauncher conv2d;    ///< 2D convolution
   Conv1dLauncher conv1d;    ///< full 1D convolution
+  /// How matmul multiplies, which decides the tolerance of its check (course/check.hpp).
+  Arithmetic arithmetic = Arithmetic::fp32;
   /// Whether this set has a launcher for @p problem.
   bool offers(Problem problem) const;
   /// Whether this set has no launcher at all.

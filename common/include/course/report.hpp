@@ -38,20 +38,28 @@ struct RunResult {
   /// Speedup over the previous chapter (previous_ms / median); 0 if unknown.
   double speedup() const;
   /// True when the result may be presented: checked and passed, or not checked on request.
+  /// A result that failed its check has no rate, share of peak or speedup worth reporting: the
+  /// time of a wrong answer says nothing about the kernel that was meant.
   bool ok() const { return !checked || check.passed; }
 };
+
+/// What the report says in place of the rate, the share of the peak and the speedup of a result
+/// that failed its check (the CSV leaves those fields empty).
+inline constexpr const char* kFiguresNotReported = "not reported (the result failed its check)";
 
 /// Rate, peak share and unit of a run of @p workload: fills rate, rate_unit, flops, peak_percent
 /// and peak_name of @p result from the workload and the result's timing.
 void fill_rate(RunResult& result, const DeviceInfo& device, const Workload& workload);
 
-/// Writes the human-readable block for @p result.
+/// Writes the human-readable block for @p result. A result that failed its check shows its time
+/// but kFiguresNotReported in place of its rate, share of the peak and speedup.
 void print_report(std::ostream& out, const RunResult& result);
 
 /// The CSV header matching csv_line().
 std::string csv_header();
 
-/// One CSV line (no newline) for @p result.
+/// One CSV line (no newline) for @p result. For a result that failed its check (status FAIL) the
+/// rate, peak_percent and speedup fields are empty; the other columns keep their places.
 std::string csv_line(const RunResult& result);
 
 /// Quotes @p field for CSV when it holds a comma, a quote or a newline.

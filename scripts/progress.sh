@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Where you stand: builds the student editions (your chapters/NN_slug/kernels.cuh), runs every
+# chapter's checks on them, and prints each exercise as done, not done, or failing with the first
+# check that fails (scripts/progress.py says how). Without a GPU it says so and lists the exercises.
+#
+# Usage: scripts/progress.sh [--build-dir DIR] [--no-build] [chNN ...]
+#   --build-dir DIR   the build folder (default: build, configured with the default preset)
+#   --no-build        use the build folder as it is: no set-up, no configuring, no building
+# Each chapter is built on its own: one whose kernels do not compile is reported as such, with
+# the compiler's first errors, and the others are still checked.
+#   chNN ...          only these chapters (ch01 or 1); every chapter of the build by default
+#
+# Exit status: 0 every exercise done, 1 some are not done or failing, 2 bad command line, 3 no
+# CUDA device (the exercises are listed), 4 the set-up or configuring failed, or the build folder
+# is not usable.
+set -uo pipefail
+
+caller=$(pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+build_dir=build
+build=yes
+chapters=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build-dir)
+      [ $# -ge 2 ] || { echo "error: --build-dir needs a folder" >&2; exit 2; }
+      case "$2" in
+        /*) build_dir=$2 ;;
+        *) build_dir="$caller/$2" ;;
+      esac
+      shift 2
+      ;;
+    --no-build) build=no; shift ;;
+    -h | --help)
+      sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
+      exit 0
+      ;;
+    -*) echo "error: unknown option '$1' (--help lists them)" >&2; exit 2 ;;
+    *) chapters+=("$1"); shift ;;
+  esac
+done
+[ "$build_dir" = build ] && build_dir="$root/build"
+
+not_built=()
+if [ "$build" = yes ]; then
+  source "$root/scripts/setup.sh"
+  # In a subshell: course_setup stops it (set -e) at the first failing step.
+  (
+    course_setup progress
+    course_say "configuring $build_dir"
+    if [ "$build_dir" = "$root/build" ]; then
+      cmake --preset default >/dev/null
+    else
+      cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+    fi
+  )
+  [ $? -eq 0 ] || { echo "error: configuring $build_dir failed" >&2; exit 4; }
+  # Each chapter on its own, so that one that does not compile leaves the others checked.
+  wanted=()
+  for chapter in "${chapters[@]}"; do
+    if [[ "$chapter" =~ ^(ch)?0?([0-9]{1,2})$ ]]; then
+      wanted+=("$(printf 'ch%02d' "${BASH_REMATCH[2]}")")
+    fi
+  done
+  while IFS=$'\t' read -r label _slug _student _solution targets; do
+    [ -n "$label" ] || continue
+    if [ ${#wanted[@]} -gt 0 ] && [[ ! " ${wanted[*]} " =~ " $label " ]]; then
+      continue
+    fi
+    printf '==> building %s: your kernels and their tests\n' "$label"
+    if ! cmake --build "$build_dir" --target ${targets//,/ } --parallel "$(nproc)" >"$build_dir/progress_$label.log" 2>&1; then
+      not_built+=(--not-built "$label")
+      grep -E "error" "$build_dir/progress_$label.log" | awk '!seen[$0]++' | head -n 5 | sed 's/^/    /'
+      printf '    (the whole output: %s)\n' "$build_dir/progress_$label.log"
+    fi
+  done <"$build_dir/course_chapters.tsv"
+fi
+
+python=$(command -v python3 || true)
+[ -n "$python" ] || { echo "error: no python3: install it (sudo apt-get install python3)" >&2; exit 4; }
+exec "$python" "$root/scripts/progress.py" --build-dir "$build_dir" "${not_built[@]}" "${chapters[@]}"

@@ -1,0 +1,185 @@
+"""The results table of the performance ladder, written once for every place that shows it.
+
+scripts/update_results_table.py puts it into the README (between `<!-- ladder:begin -->` and
+`<!-- ladder:end -->`) and into the build folder; docs/make_pages.py puts it on the site's results
+page. Both read the ladder's CSV (scripts/ladder/results.hpp writes it) through this module, so the
+two can never show different tables for the same measurements.
+
+Only runs that passed their check are results: a run marked FAIL or ERROR shows its status instead
+of a rate, is listed below the table, and is never the reference of a speedup or of a share of
+cuBLAS, whatever numbers its CSV line holds. Standard library only.
+"""
+
+import csv
+
+# Columns read from the ladder's CSV.
+REQUIRED_COLUMNS = (
+    "device", "date", "problem", "sizes", "chapter", "implementation", "status", "runs", "rate",
+    "rate_unit", "speedup", "cublas_percent", "ceiling_rate", "ceiling_name", "ceiling_percent",
+)
+
+PROBLEM_ORDER = ("matmul", "minplus", "conv2d", "conv1d")
+CUBLAS = "cuBLAS"
+PASS = "PASS"
+
+
+class TableError(Exception):
+    """A problem with the inputs that the user must fix; the message says which."""
+
+
+def format_rate(value):
+    """Three significant digits without an exponent, as the ladder prints rates."""
+    magnitude = abs(value)
+    decimals = 0 if magnitude >= 100 else 1 if magnitude >= 10 else 2 if magnitude >= 1 else 3
+    return f"{value:.{decimals}f}"
+
+
+def number(text):
+    """The float in a CSV field, or None when the field is empty."""
+    return float(text) if text not in ("", None) else None
+
+
+def read_rows(path):
+    """The CSV's rows as dictionaries; raises TableError when it is missing or malformed."""
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle)
+            missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or [])]
+            if missing:
+                raise TableError(f"{path}: not a ladder CSV: missing columns {', '.join(missing)}")
+            rows = list(reader)
+    except OSError as error:
+        raise TableError(f"cannot read {path}: {error.strerror}") from error
+    if not rows:
+        raise TableError(f"{path}: no results in the file")
+    return rows
+
+
+def read_goals(path):
+    """The goals CSV's rows (goal, target, measured, unit, verdict)."""
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle)
+            if reader.fieldnames is None or "verdict" not in reader.fieldnames:
+                raise TableError(f"{path}: not a ladder goals CSV")
+            return list(reader)
+    except OSError as error:
+        raise TableError(f"cannot read {path}: {error.strerror}") from error
+
+
+def chapter_number(row):
+    return int(row["chapter"]) if row["chapter"] else 0
+
+
+def is_result(row):
+    """Whether @p row passed its check and has a rate: only such a row is shown as a result."""
+    return row is not None and row["status"] == PASS and number(row["rate"]) is not None
+
+
+def previous_chapter_row(group, row):
+    """The row of the nearest lower chapter in @p group (the same workload), or None."""
+    earlier = [r for r in group if 0 < chapter_number(r) < chapter_number(row)]
+    return max(earlier, key=chapter_number) if earlier else None
+
+
+def render_cell(row, group):
+    if row is None:
+        return "-"
+    if not is_result(row):
+        return row["status"] if row["status"] != PASS else "no rate"
+    cell = format_rate(float(row["rate"]))
+    speedup = number(row["speedup"])
+    # A speedup means something only over a previous chapter that was itself a result.
+    if speedup is not None and is_result(previous_chapter_row(group, row)):
+        cell += f" ({speedup:.2f}x)"
+    return cell
+
+
+def best_chapter_text(group):
+    passed = [r for r in group if is_result(r) and chapter_number(r) > 0]
+    if not passed:
+        return "-"
+    best = max(passed, key=lambda r: float(r["rate"]))
+    label = f"ch {chapter_number(best)}"
+    cublas = number(best["cublas_percent"])
+    if cublas is not None and any(is_result(r) and r["implementation"] == CUBLAS for r in group):
+        return f"{label}: {cublas:.0f}% of cuBLAS"
+    ceiling = number(best["ceiling_percent"])
+    if ceiling is not None:
+        return f"{label}: {ceiling:.0f}% of {best['ceiling_name']}"
+    return label
+
+
+def render_table(rows, goals=None, image=None):
+    """The Markdown of the results table, with the goals and the plot (@p image, a link)."""
+    device = rows[0]["device"]
+    date = rows[0]["date"]
+    runs = max((int(r["runs"]) for r in rows if r["runs"]), default=0)
+    chapters = sorted({chapter_number(r) for r in rows if chapter_number(r) > 0})
+    has_cublas = any(r["implementation"] == CUBLAS for r in rows)
+    problems = [p for p in PROBLEM_ORDER if any(r["problem"] == p for r in rows)]
+
+    lines = [
+        f"Measured on **{device}** on {date} with `scripts/ladder.sh`: for each kernel the median "
+        f"of {runs} timed runs, after a run checked against the CPU reference. Rates: matmul in "
+        "TFLOP/s, minplus in Tstep/s (a step is one add and one min), conv2d in Gpixel/s, conv1d "
+        "in Gsample/s; in brackets the speedup over the previous chapter. cuBLAS SGEMM runs in "
+        "pedantic FP32 (`CUBLAS_PEDANTIC_MATH`: TF32 off). The ceiling is the FP32 peak (for "
+        "minplus the min-plus step peak) or, where it is lower, the memory-bandwidth bound.",
+        "",
+    ]
+    header = ["problem", "size"] + [f"ch {c}" for c in chapters]
+    header += [CUBLAS] if has_cublas else []
+    header += ["ceiling", "best chapter"]
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("| --- | --- | " + " | ".join("---:" for _ in header[2:-1]) + " | --- |")
+    for problem in problems:
+        sizes = []
+        for row in rows:
+            if row["problem"] == problem and row["sizes"] not in sizes:
+                sizes.append(row["sizes"])
+        for size in sizes:
+            group = [r for r in rows if r["problem"] == problem and r["sizes"] == size]
+            unit = group[0]["rate_unit"]
+            cells = [problem, size]
+            for chapter in chapters:
+                match = [r for r in group if chapter_number(r) == chapter]
+                cells.append(render_cell(match[0], group) if match else "-")
+            if has_cublas:
+                match = [r for r in group if r["implementation"] == CUBLAS]
+                cells.append(render_cell(match[0], group) if match else "-")
+            ceiling = next((r for r in group if r["ceiling_rate"]), None)
+            cells.append(
+                f"{format_rate(float(ceiling['ceiling_rate']))} {unit} ({ceiling['ceiling_name']})"
+                if ceiling else "-")
+            cells.append(best_chapter_text(group))
+            lines.append("| " + " | ".join(cells) + " |")
+
+    not_results = [r for r in rows if not is_result(r)]
+    if not_results:
+        lines.append("")
+        listed = ", ".join(
+            f"{r['problem']} {r['sizes']} {r['implementation']} ({r['status']})"
+            for r in not_results)
+        lines.append(f"Not results (failed their check or did not run): {listed}.")
+
+    if goals:
+        lines.append("")
+        lines.append("Performance goals on this GPU:")
+        lines.append("")
+        for goal in goals:
+            measured = number(goal["measured"])
+            if measured is None:
+                value = ""
+            elif goal["unit"] == "x":
+                value = f" ({measured:.2f}x)"
+            else:
+                value = f" ({measured:.1f}%)"
+            verdict = goal["verdict"]
+            shown = f"**{verdict}**" if verdict in ("met", "missed") else verdict
+            lines.append(f"- {goal['goal']}: {shown}{value}")
+
+    if image:
+        lines.append("")
+        lines.append(f"![Rate per chapter for each problem, with cuBLAS and the ceilings]({image})")
+    return "\n".join(lines)

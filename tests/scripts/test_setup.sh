@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# Tests of scripts/setup.sh's installing (course_install_for), with no network and no real apt:
+# PATH holds only stand-ins, so the test decides which tools are "installed" and how apt behaves.
+#   - apt that cannot reach its sources (as offline: warnings from update, "Unable to locate
+#     package" from install) must give one line that names the missing packages and the command
+#     that installs them, and none of apt's own messages;
+#   - the main job (run) needs CMake, a compiler and Ninja only: without Doxygen, Graphviz and
+#     matplotlib it goes on, with one line about the plot;
+#   - the test job (test) still needs Doxygen and Graphviz and Catch2, with the same clear line;
+#   - without apt-get at all, the line says so;
+#   - with a working apt, what was missing is installed and nothing is said about it.
+# Usage: tests/scripts/test_setup.sh   (exit 0 when every case holds)
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+work=$(mktemp -d)
+trap '[ -n "${KEEP_WORK:-}" ] || rm -rf "$work"' EXIT
+failures=0
+
+fail() {
+  printf 'FAIL: %s\n' "$*"
+  failures=$((failures + 1))
+}
+
+# A bin folder with the basic tools the set-up uses, and stand-ins for the rest.
+# make_bin <folder> <tool...>: the tools named are "installed" (stubs that succeed).
+make_bin() {
+  local bin=$1 tool
+  shift
+  mkdir -p "$bin"
+  for tool in bash sh env mktemp cat grep rm id dirname printf tr sed head tail chmod; do
+    local real
+    real=$(command -v "$tool") || continue
+    case "$real" in /*) ln -sf "$real" "$bin/$tool" ;; esac
+  done
+  for tool in "$@"; do
+    printf '#!/bin/sh\nexit 0\n' >"$bin/$tool"
+    chmod +x "$bin/$tool"
+  done
+  # sudo runs the command; dpkg answers from $FAKE_DPKG_INSTALLED (space-separated packages).
+  printf '#!/bin/sh\nexec "$@"\n' >"$bin/sudo"
+  cat >"$bin/dpkg" <<'EOF'
+#!/bin/sh
+[ "$1" = "-s" ] || exit 2
+for installed in $FAKE_DPKG_INSTALLED; do
+  [ "$installed" = "$2" ] && exit 0
+done
+echo "dpkg-query: package '$2' is not installed" >&2
+exit 1
+EOF
+  chmod +x "$bin/sudo" "$bin/dpkg"
+}
+
+# apt-get as it behaves without a network.
+offline_apt() {
+  cat >"$1/apt-get" <<'EOF'
+#!/bin/sh
+case "$1" in
+  update)
+    echo "W: Failed to fetch http://deb.debian.org/debian/dists/bookworm/InRelease  Temporary failure resolving 'deb.debian.org'" >&2
+    echo "W: Some index files failed to download. They have been ignored, or old ones used instead." >&2
+    exit 0 ;;
+esac
+for package in "$@"; do
+  case "$package" in -*|install) ;; *) echo "E: Unable to locate package $package" >&2 ;; esac
+done
+exit 100
+EOF
+  chmod +x "$1/apt-get"
+}
+
+# apt-get that works: "installs" each package by adding the tool it provides to the bin folder.
+working_apt() {
+  cat >"$1/apt-get" <<EOF
+#!/bin/sh
+[ "\$1" = update ] && exit 0
+for package in "\$@"; do
+  case "\$package" in
+    cmake) tool=cmake ;; g++) tool=c++ ;; ninja-build) tool=ninja ;; doxygen) tool=doxygen ;;
+    graphviz) tool=dot ;; python3) tool=python3 ;; *) continue ;;
+  esac
+  printf '#!/bin/sh\nexit 0\n' >"$1/\$tool"
+  chmod +x "$1/\$tool"
+done
+exit 0
+EOF
+  chmod +x "$1/apt-get"
+}
+
+# run_case <name> <bin> <job>: runs course_install_for <job> with PATH=<bin>; sets status, out, err.
+run_case() {
+  local name=$1 bin=$2 job=$3
+  env -i PATH="$bin" HOME="$work" TMPDIR="$work" FAKE_DPKG_INSTALLED="${FAKE_DPKG_INSTALLED:-}" \
+    "$bin/bash" -c 'source "$1/scripts/setup.sh"; course_install_for "$2"' _ "$root" "$job" \
+    >"$work/$name.out" 2>"$work/$name.err"
+  status=$?
+  out=$(cat "$work/$name.out")
+  err=$(cat "$work/$name.err")
+}
+
+# expect <description> <ok|fails> <pattern>, after run_case: the exit status, exactly one line on
+# stderr, matching the extended regular expression <pattern>, and none of apt's own messages.
+expect() {
+  local what=$1 outcome=$2 pattern=$3 lines
+  if [ "$outcome" = ok ]; then
+    [ "$status" -eq 0 ] || fail "$what: exit status $status: $err"
+  else
+    [ "$status" -ne 0 ] || fail "$what: exit status 0"
+  fi
+  lines=$(printf '%s' "$err" | grep -c '') || true
+  [ "$lines" -eq 1 ] || fail "$what: expected one line on stderr, got $lines: $err"
+  if printf '%s\n%s\n' "$out" "$err" | grep -qE '^(E|W): '; then
+    fail "$what: apt's own messages were printed: $out $err"
+  fi
+  printf '%s' "$err" | grep -qE "$pattern" || fail "$what: stderr does not say '$pattern': $err"
+}
+
+install="sudo apt-get install"
+[ "$(id -u)" -ne 0 ] || install="apt-get install"
+
+# 1. The main job, offline, without CMake and Ninja: one error line naming both and the command.
+bin="$work/bin1"
+make_bin "$bin" c++ python3
+offline_apt "$bin"
+FAKE_DPKG_INSTALLED="catch2 python3-matplotlib" run_case run_offline_missing "$bin" run
+expect "run, offline, cmake and ninja missing" fails \
+  "^error: missing cmake ninja-build, and apt cannot reach its package sources: install with \`$install cmake ninja-build\`"
+printf '%s' "$err" | grep -qE 'doxygen|graphviz' &&
+  fail "run, offline: the main job asked for the documentation tools: $err"
+
+# 2. The main job, offline, with what it needs but no Doxygen, Graphviz or matplotlib: goes on,
+#    with one line saying the plot is skipped and how to get it.
+bin="$work/bin2"
+make_bin "$bin" c++ cmake ninja python3
+offline_apt "$bin"
+FAKE_DPKG_INSTALLED="catch2" run_case run_offline_optional "$bin" run
+expect "run, offline, only matplotlib missing" ok \
+  "^note: python3-matplotlib is not installed.*plot is skipped.*$install python3-matplotlib"
+
+# 3. The test job, offline, without Doxygen and Graphviz: they are still needed.
+bin="$work/bin3"
+make_bin "$bin" c++ cmake ninja python3
+offline_apt "$bin"
+FAKE_DPKG_INSTALLED="catch2 python3-matplotlib" run_case test_offline_docs "$bin" test
+expect "test, offline, no Doxygen" fails \
+  "^error: missing doxygen graphviz, .*$install doxygen graphviz"
+
+# 4. The test job without Catch2: needed too, named the same way.
+FAKE_DPKG_INSTALLED="python3-matplotlib" run_case test_offline_catch2 "$work/bin2" test
+expect "test, offline, no Catch2" fails "^error: missing catch2 doxygen graphviz, .*$install catch2 doxygen graphviz"
+
+# 5. No apt-get at all.
+bin="$work/bin5"
+make_bin "$bin" c++ python3
+FAKE_DPKG_INSTALLED="catch2" run_case run_no_apt "$bin" run
+expect "no apt-get" fails "^error: missing cmake ninja-build, and there is no apt-get here"
+
+# 6. A working apt installs what is missing, quietly.
+bin="$work/bin6"
+make_bin "$bin" c++ python3
+working_apt "$bin"
+FAKE_DPKG_INSTALLED="catch2 python3-matplotlib" run_case run_online "$bin" run
+[ "$status" -eq 0 ] || fail "working apt: exit status $status: $err"
+[ -x "$bin/cmake" ] && [ -x "$bin/ninja" ] || fail "working apt: cmake and ninja were not installed"
+[ -z "$err" ] || fail "working apt: something was printed on stderr: $err"
+
+# 7. Everything present: nothing to install, apt never called.
+bin="$work/bin7"
+make_bin "$bin" c++ cmake ninja python3 doxygen dot
+printf '#!/bin/sh\necho "apt-get was called" >&2\nexit 100\n' >"$bin/apt-get"
+chmod +x "$bin/apt-get"
+FAKE_DPKG_INSTALLED="catch2 python3-matplotlib" run_case all_present "$bin" test
+[ "$status" -eq 0 ] && [ -z "$err" ] || fail "everything present: status $status, stderr: $err"
+
+if [ "$failures" -gt 0 ]; then
+  printf '%d case(s) failed\n' "$failures"
+  exit 1
+fi
+echo "setup: all cases hold"

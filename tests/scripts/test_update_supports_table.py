@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Tests of scripts/update_supports_table.py against the built executables, on copies of the
+README: --check fails when a row differs from what the executables print (a row changed, a chapter
+missing) or the markers are gone, and passes again once the table is regenerated; regenerating
+changes nothing outside the markers.
+
+    python3 tests/scripts/test_update_supports_table.py --manifest build/course_chapters.tsv
+"""
+
+import argparse
+import contextlib
+import io
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+
+import course_chapters  # noqa: E402
+import readme_block  # noqa: E402
+import update_supports_table as supports  # noqa: E402
+
+MANIFEST = None  # set from the command line
+
+
+def run(*args):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = supports.main(["--manifest", MANIFEST] + list(args))
+    return status, out.getvalue(), err.getvalue()
+
+
+class SupportsTableTest(unittest.TestCase):
+    def setUp(self):
+        self.folder = tempfile.mkdtemp()
+        self.readme = os.path.join(self.folder, "README.md")
+        shutil.copyfile(os.path.join(ROOT, "README.md"), self.readme)
+        self.table = supports.build_table(course_chapters.read_chapters(MANIFEST))
+
+    def tearDown(self):
+        shutil.rmtree(self.folder)
+
+    def text(self):
+        with open(self.readme, encoding="utf-8") as handle:
+            return handle.read()
+
+    def set_block(self, block):
+        text = readme_block.replace_block(self.text(), "supports", block)
+        with open(self.readme, "w", encoding="utf-8") as handle:
+            handle.write(text)
+
+    def test_every_chapter_has_a_row(self):
+        chapters = course_chapters.read_chapters(MANIFEST)
+        rows = self.table.splitlines()[2:]
+        self.assertEqual(len(rows), len(chapters))
+        for chapter, row in zip(chapters, rows):
+            self.assertTrue(row.startswith(f"| {chapter.number} | "), row)
+
+    def test_a_changed_row_fails_the_check_until_regenerated(self):
+        lines = self.table.splitlines()
+        lines[-1] = lines[-1].replace(" | ", " | conv1d, ", 1)  # a problem it does not have
+        self.set_block("\n".join(lines))
+        status, _, err = run("--readme", self.readme, "--check")
+        self.assertEqual(status, 1)
+        self.assertIn("differs from what the executables print", err)
+        self.assertIn("conv1d, ", err)  # the diff shows the line
+        before = self.text()
+        status, _, _ = run("--readme", self.readme)
+        self.assertEqual(status, 0)
+        after = self.text()
+        self.assertEqual(before.split("<!-- supports:begin -->")[0],
+                         after.split("<!-- supports:begin -->")[0])
+        self.assertEqual(before.split("<!-- supports:end -->")[1],
+                         after.split("<!-- supports:end -->")[1])
+        self.assertEqual(run("--readme", self.readme, "--check")[0], 0)
+
+    def test_a_missing_chapter_fails_the_check(self):
+        self.set_block("\n".join(self.table.splitlines()[:-1]))
+        self.assertEqual(run("--readme", self.readme, "--check")[0], 1)
+
+    def test_missing_markers_fail(self):
+        text = self.text().replace("<!-- supports:end -->", "")
+        with open(self.readme, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        status, _, err = run("--readme", self.readme, "--check")
+        self.assertEqual(status, 1)
+        self.assertIn("<!-- supports:end -->", err)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--manifest", required=True)
+    known, rest = parser.parse_known_args()
+    MANIFEST = os.path.abspath(known.manifest)
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
