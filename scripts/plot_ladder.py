@@ -14,6 +14,7 @@ cannot be read or has no passing results, 3 when matplotlib is missing.
 
 import argparse
 import csv
+import math
 import os
 import sys
 
@@ -23,6 +24,8 @@ CHAPTER_TITLES = {
     2: "2\nstatic\nshared tile",
     3: "3\ndynamic\nshared buffer",
     4: "4\nregister\nblocking",
+    5: "5\nwarp tiles,\npipeline",
+    6: "6\ntensor\ncores",
 }
 PROBLEM_TITLES = {
     "matmul": "matmul (SGEMM)",
@@ -31,6 +34,12 @@ PROBLEM_TITLES = {
     "conv1d": "conv1d",
 }
 CUBLAS = "cuBLAS"
+CUBLAS_TF32 = "cuBLAS TF32"
+# How each baseline is drawn: a horizontal line in the colour of its size.
+BASELINE_STYLES = {CUBLAS: ("--", "cuBLAS SGEMM, FP32"), CUBLAS_TF32: ("-.", "cuBLAS TF32")}
+# Rates that span more than this factor in one panel are drawn on a logarithmic axis, so that the
+# FP32 chapters stay readable next to tensor cores.
+LOG_SPAN = 30.0
 # Headroom above the highest line, as a fraction of it.
 HEADROOM = 0.12
 
@@ -83,9 +92,10 @@ def draw_panel(axes, problem, rows, colormap):
     colours = {size: colormap(0.1 + 0.65 * i / max(1, len(sizes) - 1))
                for i, size in enumerate(sizes)}
     highest = 0.0
+    lowest = float("inf")
     handles = []
     end_labels = {}  # chapter -> [(rate, text, colour)] for the last point of each line
-    has_cublas = False
+    drawn_baselines = []
 
     for size in sizes:
         # A chapter that carries the problem but has no result here (FAIL, ERROR) leaves a gap,
@@ -100,15 +110,20 @@ def draw_panel(axes, problem, rows, colormap):
             end_labels.setdefault(last, []).append(
                 (rates[last], format_rate(rates[last]), colours[size]))
             highest = max(highest, max(rates.values()))
+            lowest = min([lowest] + [rate for rate in rates.values() if rate > 0])
         for row in passed:
-            if row["sizes"] == size and row["implementation"] == CUBLAS:
+            if row["sizes"] == size and row["implementation"] in BASELINE_STYLES:
                 rate = float(row["rate"])
-                axes.axhline(rate, color=colours[size], linestyle="--", linewidth=1.3)
+                style = BASELINE_STYLES[row["implementation"]][0]
+                axes.axhline(rate, color=colours[size], linestyle=style, linewidth=1.3)
                 highest = max(highest, rate)
-                has_cublas = True
-    if has_cublas:
-        handles.append(Line2D([], [], color="grey", linestyle="--", linewidth=1.3,
-                              label="cuBLAS SGEMM\n(colour of its size)"))
+                if row["implementation"] not in drawn_baselines:
+                    drawn_baselines.append(row["implementation"])
+    for baseline in BASELINE_STYLES:
+        if baseline in drawn_baselines:
+            style, label = BASELINE_STYLES[baseline]
+            handles.append(Line2D([], [], color="grey", linestyle=style, linewidth=1.3,
+                                  label=f"{label}\n(colour of its size)"))
 
     # Ceilings: one line per distinct value (per size when they differ, as memory bounds do).
     ceilings = {}
@@ -131,8 +146,17 @@ def draw_panel(axes, problem, rows, colormap):
         highest = max(highest, rate)
 
     top = max(highest, 1e-9) * (1 + HEADROOM)
+    logarithmic = lowest < float("inf") and highest / lowest > LOG_SPAN
+    bottom = lowest / 2 if logarithmic else 0
     for chapter, labels in end_labels.items():
-        for y, text, colour in spread_labels(labels, gap=0.045 * top):
+        if logarithmic:  # spread the labels evenly on the logarithmic axis
+            span = math.log10(top) - math.log10(bottom)
+            logged = [(math.log10(y), text, colour) for y, text, colour in labels]
+            placed = [(10 ** y, text, colour)
+                      for y, text, colour in spread_labels(logged, gap=0.045 * span)]
+        else:
+            placed = spread_labels(labels, gap=0.045 * top)
+        for y, text, colour in placed:
             axes.annotate(text, (chapter, y), textcoords="offset points", xytext=(7, -3),
                           fontsize=8, color=colour)
 
@@ -144,7 +168,9 @@ def draw_panel(axes, problem, rows, colormap):
     axes.set_xticks(chapters or [1])
     axes.set_xticklabels([CHAPTER_TITLES.get(c, str(c)) for c in chapters or [1]], fontsize=8)
     axes.set_xlim(min(chapters or [1]) - 0.35, max(chapters or [1]) + 0.6)
-    axes.set_ylim(0, top)
+    if logarithmic:
+        axes.set_yscale("log")
+    axes.set_ylim(bottom, top)
     axes.grid(axis="y", alpha=0.3)
     if handles:
         axes.legend(handles=handles, fontsize=7.5, loc="best", framealpha=0.9, title="size",
@@ -172,7 +198,9 @@ def plot(rows, stem):
                     fontsize=13, fontweight="bold")
     figure.text(0.5, 0.005,
                 "Median of the timed runs; runs that failed their check are left out. "
-                "cuBLAS SGEMM: pedantic FP32 (TF32 off). Ceiling: FP32 peak (min-plus step "
+                "cuBLAS SGEMM: pedantic FP32 (TF32 off); cuBLAS TF32: TF32 tensor cores allowed. "
+                "A panel whose rates span more than 30x has a logarithmic axis. "
+                "Ceiling: FP32 peak (min-plus step "
                 "peak for minplus), or the memory-bandwidth bound where lower.",
                 ha="center", va="bottom", fontsize=8, wrap=True)
     figure.tight_layout(rect=(0, 0.03, 1, 0.97))

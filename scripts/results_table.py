@@ -20,6 +20,8 @@ REQUIRED_COLUMNS = (
 
 PROBLEM_ORDER = ("matmul", "minplus", "conv2d", "conv1d")
 CUBLAS = "cuBLAS"
+CUBLAS_TF32 = "cuBLAS TF32"
+BASELINES = (CUBLAS, CUBLAS_TF32)
 PASS = "PASS"
 
 
@@ -102,8 +104,11 @@ def best_chapter_text(group):
     best = max(passed, key=lambda r: float(r["rate"]))
     label = f"ch {chapter_number(best)}"
     cublas = number(best["cublas_percent"])
-    if cublas is not None and any(is_result(r) and r["implementation"] == CUBLAS for r in group):
-        return f"{label}: {cublas:.0f}% of cuBLAS"
+    # The baseline of the same arithmetic (cuBLAS TF32 for the tensor-core chapter); CSV files
+    # written before the TF32 baseline existed name none and mean cuBLAS.
+    reference = best.get("cublas_reference") or CUBLAS
+    if cublas is not None and any(is_result(r) and r["implementation"] == reference for r in group):
+        return f"{label}: {cublas:.0f}% of {reference}"
     ceiling = number(best["ceiling_percent"])
     if ceiling is not None:
         return f"{label}: {ceiling:.0f}% of {best['ceiling_name']}"
@@ -116,7 +121,7 @@ def render_table(rows, goals=None, image=None):
     date = rows[0]["date"]
     runs = max((int(r["runs"]) for r in rows if r["runs"]), default=0)
     chapters = sorted({chapter_number(r) for r in rows if chapter_number(r) > 0})
-    has_cublas = any(r["implementation"] == CUBLAS for r in rows)
+    baselines = [b for b in BASELINES if any(r["implementation"] == b for r in rows)]
     problems = [p for p in PROBLEM_ORDER if any(r["problem"] == p for r in rows)]
 
     lines = [
@@ -124,12 +129,15 @@ def render_table(rows, goals=None, image=None):
         f"of {runs} timed runs, after a run checked against the CPU reference. Rates: matmul in "
         "TFLOP/s, minplus in Tstep/s (a step is one add and one min), conv2d in Gpixel/s, conv1d "
         "in Gsample/s; in brackets the speedup over the previous chapter. cuBLAS SGEMM runs in "
-        "pedantic FP32 (`CUBLAS_PEDANTIC_MATH`: TF32 off). The ceiling is the FP32 peak (for "
-        "minplus the min-plus step peak) or, where it is lower, the memory-bandwidth bound.",
+        "pedantic FP32 (`CUBLAS_PEDANTIC_MATH`: TF32 off)"
+        + (", cuBLAS TF32 with `CUBLAS_TF32_TENSOR_OP_MATH` (the baseline of the tensor-core "
+           "chapter)" if CUBLAS_TF32 in baselines else "")
+        + ". The ceiling is the FP32 peak (for minplus the min-plus step peak) or, where it is "
+        "lower, the memory-bandwidth bound.",
         "",
     ]
     header = ["problem", "size"] + [f"ch {c}" for c in chapters]
-    header += [CUBLAS] if has_cublas else []
+    header += baselines
     header += ["ceiling", "best chapter"]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("| --- | --- | " + " | ".join("---:" for _ in header[2:-1]) + " | --- |")
@@ -145,8 +153,8 @@ def render_table(rows, goals=None, image=None):
             for chapter in chapters:
                 match = [r for r in group if chapter_number(r) == chapter]
                 cells.append(render_cell(match[0], group) if match else "-")
-            if has_cublas:
-                match = [r for r in group if r["implementation"] == CUBLAS]
+            for baseline in baselines:
+                match = [r for r in group if r["implementation"] == baseline]
                 cells.append(render_cell(match[0], group) if match else "-")
             ceiling = next((r for r in group if r["ceiling_rate"]), None)
             cells.append(

@@ -35,10 +35,12 @@ void cublas_matmul(cublasHandle_t handle, const float* A, const float* B, float*
 
 }  // namespace
 
-CublasSgemm::CublasSgemm() {
+CublasSgemm::CublasSgemm(course::Arithmetic arithmetic) : arithmetic_(arithmetic) {
   cublasHandle_t handle = nullptr;
   LADDER_CUBLAS_CHECK(cublasCreate(&handle));
-  const cublasStatus_t status = cublasSetMathMode(handle, CUBLAS_PEDANTIC_MATH);
+  const cublasMath_t mode =
+      arithmetic == course::Arithmetic::tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_PEDANTIC_MATH;
+  const cublasStatus_t status = cublasSetMathMode(handle, mode);
   if (status != CUBLAS_STATUS_SUCCESS) {
     (void)cublasDestroy(handle);
     LADDER_CUBLAS_CHECK(status);
@@ -53,6 +55,7 @@ CublasSgemm::~CublasSgemm() {
 course::ProblemSet CublasSgemm::problems() const {
   course::ProblemSet set;
   set.matmul = [handle = handle_](auto... arguments) { cublas_matmul(handle, arguments...); };
+  set.arithmetic = arithmetic_;
   return set;
 }
 

@@ -44,6 +44,9 @@ constexpr int kQuickWarmup = 1;
 constexpr int kQuickReps = 3;
 constexpr int kDefaultMaskSide = 13;
 constexpr int kDefaultTaps = 127;
+// The largest chapter number --chapters accepts; a chapter this build lacks is refused later, by
+// name.
+constexpr int kMaxChapter = 99;
 
 /// The ladder's command line.
 struct LadderOptions {
@@ -59,10 +62,11 @@ struct LadderOptions {
 std::string usage(const std::string& program) {
   std::ostringstream out;
   out << "Usage: " << program << " [options]\n"
-      << "Runs every chapter's solution kernels and cuBLAS SGEMM (pedantic FP32, no TF32) on the\n"
-      << "same inputs, checks every result, and prints rates, ratios and the course's goals.\n\n"
-      << "Default sizes: matmul 1024, 2048, 4096, 8192; minplus 1024, 4096; conv2d 4096x4096 and\n"
-      << "8192x8192 with a 13x13 mask; conv1d 2^24 samples with 127 taps.\n\n"
+      << "Runs every chapter's solution kernels and cuBLAS SGEMM (pedantic FP32, and with TF32\n"
+      << "tensor cores) on the same inputs, checks every result, and prints rates, ratios and the\n"
+      << "course's goals.\n\n"
+      << "Default sizes: matmul 1024, 2048, 4096, 8192; minplus 1024, 4096, 6300; conv2d\n"
+      << "4096x4096 and 8192x8192 with a 13x13 mask; conv1d 2^24 samples with 127 taps.\n\n"
       << "Options:\n"
       << "  --quick                 tiny sizes, 1 warm-up and 3 timed runs (a smoke test)\n"
       << "  --sizes PROBLEM=LIST    run PROBLEM at these sizes instead (repeatable); products\n"
@@ -71,8 +75,8 @@ std::string usage(const std::string& program) {
       << "  --mask K[xL]            conv2d mask of --sizes (default 13)\n"
       << "  --taps N                conv1d taps of --sizes (default 127)\n"
       << "  --problem LIST          only these problems, comma-separated (matmul,minplus,...)\n"
-      << "  --chapters LIST         only these chapters, comma-separated (1,2,3,4); cuBLAS\n"
-      << "                          always runs with matmul\n"
+      << "  --chapters LIST         only these chapters, comma-separated (e.g. 4,5,6); cuBLAS\n"
+      << "                          (FP32 and TF32) always runs with matmul\n"
       << "  --warmup N              untimed runs before timing (default 2)\n"
       << "  --reps N                timed runs; the median is reported (default 10)\n"
       << "  --seed N                seed of the random inputs\n"
@@ -152,7 +156,7 @@ LadderOptions parse_command_line(int argc, char** argv) {
       }
     } else if (flag == "--chapters") {
       for (const std::string& number : split_list(value))
-        options.chapters.push_back(parse_bounded(flag, number, 1, 4));
+        options.chapters.push_back(parse_bounded(flag, number, 1, kMaxChapter));
     } else if (flag == "--warmup") {
       options.base.warmup = value == "0" ? 0 : ladder::parse_count(flag, value);
       warmup_given = true;
@@ -231,12 +235,15 @@ void print_no_device(const std::string& program, const std::string& reason) {
   std::cerr << "error: no CUDA device (" << reason
             << "): the performance ladder needs an NVIDIA GPU.\n"
             << "To run it on a machine that has one, from a clone of this repository:\n"
-            << "  scripts/ladder.sh              builds, runs, writes results/, updates README.md\n"
+            << "  scripts/ladder.sh                  builds, runs, writes build/ladder/ and prints "
+               "the table\n"
+            << "  scripts/ladder.sh --update-readme  the same, and records the run in results/ and "
+               "README.md\n"
             << "or, with a build that exists:\n"
-            << "  " << program << " --csv results/ladder.csv --goals-csv results/ladder_goals.csv\n"
-            << "Then bring results/ladder.csv and results/ladder_goals.csv back here and run\n"
-            << "  scripts/ladder.sh --from-csv results/ladder.csv\n"
-            << "to draw the plot and regenerate the README's results table from them.\n";
+            << "  " << program << " --csv ladder.csv --goals-csv ladder_goals.csv\n"
+            << "Then bring ladder.csv and ladder_goals.csv back here and run\n"
+            << "  scripts/ladder.sh --from-csv ladder.csv [--update-readme]\n"
+            << "to draw the plot and write the table from them.\n";
 }
 
 bool write_file(const std::string& path, const std::string& contents, const char* what) {
@@ -269,6 +276,7 @@ Row run_one(const course::ProblemInstance& instance, const Workload& workload,
   row.workload = workload;
   row.implementation = implementation.label;
   row.chapter = implementation.chapter;
+  row.arithmetic = implementation.problems.arithmetic;
   row.ceiling = ladder::ceiling(workload, device);
   try {
     row.result = course::measure(instance, implementation.problems, options, device, stream);
@@ -341,9 +349,12 @@ int run_ladder(const LadderOptions& options, const std::string& program) {
   try {
     const course::DeviceInfo device = course::query_device();
     std::optional<ladder::CublasSgemm> cublas;
+    std::optional<ladder::CublasSgemm> cublas_tf32;
     if (any_matmul) {
-      cublas.emplace();
+      cublas.emplace(course::Arithmetic::fp32);
       implementations.push_back({ladder::kCublasLabel, 0, cublas->problems()});
+      cublas_tf32.emplace(course::Arithmetic::tf32);
+      implementations.push_back({ladder::kCublasTf32Label, 0, cublas_tf32->problems()});
     }
     for (std::size_t w = 0; w < options.workloads.size(); ++w) {
       for (std::size_t i = 0; i < implementations.size(); ++i) {
@@ -421,6 +432,7 @@ int run_ladder(const LadderOptions& options, const std::string& program) {
           row.workload = workload;
           row.implementation = implementation.label;
           row.chapter = implementation.chapter;
+          row.arithmetic = implementation.problems.arithmetic;
           row.ceiling = ladder::ceiling(workload, device);
           row.status = Status::error;
           row.message = setup_error.empty()

@@ -108,6 +108,10 @@ const char* status_name(Status status) {
   return "ERROR";
 }
 
+const char* cublas_label(course::Arithmetic arithmetic) {
+  return arithmetic == course::Arithmetic::tf32 ? kCublasTf32Label : kCublasLabel;
+}
+
 std::string chapter_label(int chapter) {
   char text[16];
   std::snprintf(text, sizeof text, "ch%02d", chapter);
@@ -125,7 +129,7 @@ void compute_ratios(std::vector<Row>& rows) {
     const double rate = row.result.rate;
     row.ceiling_percent = ratio(rate, row.ceiling.rate, kPercent);
 
-    const Row* cublas = find_row(rows, row.workload, kCublasLabel);
+    const Row* cublas = find_row(rows, row.workload, cublas_label(row.arithmetic));
     if (cublas != nullptr && cublas->passed() && row.chapter > 0)
       row.cublas_percent = ratio(rate, cublas->result.rate, kPercent);
 
@@ -146,7 +150,8 @@ void compute_ratios(std::vector<Row>& rows) {
 
 std::string csv_header() {
   return "device,date,problem,sizes,chapter,implementation,status,median_ms,min_ms,max_ms,runs,"
-         "rate,rate_unit,peak_percent,peak_name,cublas_percent,best_percent,speedup,"
+         "rate,rate_unit,peak_percent,peak_name,cublas_percent,cublas_reference,best_percent,"
+         "speedup,"
          "ceiling_rate,ceiling_name,ceiling_percent,registers,shared_bytes,blocks_per_sm,"
          "threads_per_block,local_bytes,kernel,message";
 }
@@ -174,6 +179,7 @@ std::string csv_line(const Row& row, const std::string& device) {
   line << course::rate_unit(row.workload.problem) << ","
        << (result && r.peak_percent > 0 ? number(r.peak_percent) : std::string()) << ","
        << csv_field(r.peak_name) << "," << optional_number(row.cublas_percent) << ","
+       << (row.cublas_percent ? csv_field(cublas_label(row.arithmetic)) : std::string()) << ","
        << optional_number(row.best_percent) << "," << optional_number(row.speedup) << ","
        << (row.ceiling.rate > 0 ? number(row.ceiling.rate) : std::string()) << ","
        << csv_field(row.ceiling.name) << "," << optional_number(row.ceiling_percent) << ",";
@@ -211,6 +217,25 @@ std::vector<Goal> performance_goals() {
        minplus, Goal::Kind::percent_of_peak, 4, 0, 70.0});
   goals.push_back({"conv2d " + size_label(conv2d) + ": chapter 4 at least 3x chapter 2", conv2d,
                    Goal::Kind::speedup_over_chapter, 4, 2, 3.0});
+  // Chapter 5: warp tiles and the pipeline at cuBLAS's FP32 speed.
+  for (const auto& [side, percent] : {std::pair{2048, 95.0}, {4096, 100.0}, {8192, 100.0}}) {
+    const course::Workload product = course::product_workload(Problem::matmul, side, side, side);
+    goals.push_back({"matmul " + size_label(product) + ": chapter 5 at least " +
+                         format_rate(percent) + "% of cuBLAS",
+                     product, Goal::Kind::percent_of_cublas, 5, 0, percent});
+  }
+  for (int side : {4096, 6300}) {
+    const course::Workload paths = course::product_workload(Problem::minplus, side, side, side);
+    goals.push_back(
+        {"minplus " + size_label(paths) + ": chapter 5 at least 85% of the min-plus step peak",
+         paths, Goal::Kind::percent_of_peak, 5, 0, 85.0});
+  }
+  // Chapter 6: tensor cores, against cuBLAS with tensor cores and against FP32 register blocks.
+  const course::Workload large = course::product_workload(Problem::matmul, image, image, image);
+  goals.push_back({"matmul " + size_label(large) + ": chapter 6 at least 60% of cuBLAS TF32", large,
+                   Goal::Kind::percent_of_cublas, 6, 0, 60.0});
+  goals.push_back({"matmul " + size_label(large) + ": chapter 6 at least 3x chapter 4", large,
+                   Goal::Kind::speedup_over_chapter, 6, 4, 3.0});
   return goals;
 }
 
@@ -289,7 +314,9 @@ void print_summary(std::ostream& out, const std::vector<Row>& rows,
     if (workloads.empty())
       continue;
     std::stable_partition(implementations.begin(), implementations.end(),
-                          [](const std::string& label) { return label != kCublasLabel; });
+                          [](const std::string& label) {
+                            return label != kCublasLabel && label != kCublasTf32Label;
+                          });
 
     std::vector<std::vector<std::string>> cells;
     std::vector<std::string> header = {"size"};
@@ -328,8 +355,8 @@ void print_summary(std::ostream& out, const std::vector<Row>& rows,
       if (best != nullptr) {
         char text[96];
         if (best->cublas_percent) {
-          std::snprintf(text, sizeof text, "%s, %.0f%% of cuBLAS", best->implementation.c_str(),
-                        *best->cublas_percent);
+          std::snprintf(text, sizeof text, "%s, %.0f%% of %s", best->implementation.c_str(),
+                        *best->cublas_percent, cublas_label(best->arithmetic));
         } else if (best->ceiling_percent) {
           std::snprintf(text, sizeof text, "%s, %.0f%% of %s", best->implementation.c_str(),
                         *best->ceiling_percent, best->ceiling.name.c_str());

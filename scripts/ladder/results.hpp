@@ -24,18 +24,25 @@ enum class Status {
 /// "PASS", "FAIL" or "ERROR".
 const char* status_name(Status status);
 
-/// The implementation label of the cuBLAS baseline.
+/// The implementation label of the cuBLAS baseline in pedantic FP32.
 inline constexpr const char* kCublasLabel = "cuBLAS";
+/// The implementation label of the cuBLAS baseline with TF32 tensor cores.
+inline constexpr const char* kCublasTf32Label = "cuBLAS TF32";
 
-/// The implementation label of chapter @p chapter's solution: "ch01" ... "ch04".
+/// The cuBLAS baseline a run of @p arithmetic is compared with: kCublasLabel or kCublasTf32Label.
+const char* cublas_label(course::Arithmetic arithmetic);
+
+/// The implementation label of chapter @p chapter's solution: "ch01", "ch02", ...
 std::string chapter_label(int chapter);
 
 /// One implementation run on one workload.
 struct Row {
-  std::string date;               ///< day of the run, YYYY-MM-DD
-  course::Workload workload;      ///< problem and sizes
-  std::string implementation;     ///< "ch01" ... "ch04", or kCublasLabel
-  int chapter = 0;                ///< 1 to 4 for a chapter's solution; 0 for the baseline
+  std::string date;            ///< day of the run, YYYY-MM-DD
+  course::Workload workload;   ///< problem and sizes
+  std::string implementation;  ///< "ch01", "ch02", ..., kCublasLabel or kCublasTf32Label
+  int chapter = 0;             ///< the chapter of a chapter's solution; 0 for a baseline
+  /// How the implementation's matmul multiplies: which cuBLAS baseline it is compared with.
+  course::Arithmetic arithmetic = course::Arithmetic::fp32;
   Status status = Status::error;  ///< PASS, FAIL or ERROR
   std::string message;       ///< the check's summary for FAIL, the error for ERROR; empty for PASS
   course::RunResult result;  ///< timing, rate, peak share, kernel resources, check
@@ -43,7 +50,7 @@ struct Row {
 
   // Ratios, filled by compute_ratios() for PASS rows; empty where unknown.
   std::optional<double> ceiling_percent;  ///< 100 x rate / ceiling rate
-  std::optional<double> cublas_percent;   ///< 100 x rate / cuBLAS rate (matmul only)
+  std::optional<double> cublas_percent;   ///< 100 x rate / rate of cublas_label(arithmetic)
   std::optional<double> best_percent;     ///< 100 x rate / the best chapter's rate
   std::optional<double> speedup;          ///< previous chapter's median / this median
 
@@ -56,13 +63,15 @@ struct Row {
 ///   the nearest lower chapter with a row for this workload (chapter 1 for conv1d's chapter 3,
 ///   which chapter 2 does not carry), and only when that row passed: a chapter that failed its
 ///   check is never a reference, and the chapter after it gets no speedup;
-/// - cublas_percent: against the cuBLAS row of the workload, when it passed;
+/// - cublas_percent: against the workload's cuBLAS row of the same arithmetic (pedantic FP32 for
+///   the FP32 chapters, TF32 for the tensor-core chapter), when it passed;
 /// - best_percent: against the fastest passing chapter row (chapter rows only);
 /// - ceiling_percent: against the row's ceiling.
 void compute_ratios(std::vector<Row>& rows);
 
 /// The CSV header of write_csv(): device, date, problem, size, chapter, implementation, status,
-/// times, rate, shares of the peak, of cuBLAS, of the best chapter and of the ceiling, speedup,
+/// times, rate, shares of the peak, of cuBLAS (and which cuBLAS baseline), of the best chapter and
+/// of the ceiling, speedup,
 /// kernel resources, the full sizes and the message.
 std::string csv_header();
 
@@ -90,7 +99,9 @@ struct Goal {
 
 /// The course's goals on an H100 or H200: matmul 4096, chapter 2 at least 1.5x chapter 1 and
 /// chapter 4 at least 65% of cuBLAS; minplus 4096, chapter 4 at least 70% of the min-plus step
-/// peak; conv2d 8192^2 with a 13 x 13 mask, chapter 4 at least 3x chapter 2.
+/// peak; conv2d 8192^2 with a 13 x 13 mask, chapter 4 at least 3x chapter 2; chapter 5 at least
+/// 100% of cuBLAS at matmul 4096 and 8192 and 95% at 2048, and at least 85% of the min-plus step
+/// peak at 4096 and 6300; chapter 6 at matmul 8192 at least 60% of cuBLAS TF32 and 3x chapter 4.
 std::vector<Goal> performance_goals();
 
 /// A goal and what this run measured for it.

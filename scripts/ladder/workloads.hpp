@@ -33,8 +33,8 @@ struct Ceiling {
 /// peak for minplus) or, where it is the tighter one, the memory-bandwidth bound.
 Ceiling ceiling(const course::Workload& workload, const course::DeviceInfo& device);
 
-/// Benchmark sizes (documented in usage()): matmul 1024, 2048, 4096, 8192; minplus 1024, 4096;
-/// conv2d 4096^2 and 8192^2 with a 13 x 13 mask; conv1d 2^24 samples with 127 taps.
+/// Benchmark sizes (documented in usage()): matmul 1024, 2048, 4096, 8192; minplus 1024, 4096,
+/// 6300; conv2d 4096^2 and 8192^2 with a 13 x 13 mask; conv1d 2^24 samples with 127 taps.
 std::vector<course::Workload> default_workloads();
 
 /// Tiny sizes that are not multiples of any tile, for the quick test: a few milliseconds each.

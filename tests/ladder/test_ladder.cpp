@@ -204,7 +204,7 @@ TEST_CASE("goals: met, missed, or not measured", "[ladder]") {
   ladder::compute_ratios(rows);
   const std::vector<ladder::GoalResult> goals =
       ladder::evaluate_goals(ladder::performance_goals(), rows);
-  REQUIRE(goals.size() == 4);
+  REQUIRE(goals.size() == 11);
   REQUIRE(goals[0].measured);
   CHECK(*goals[0].measured == Approx(2.0));
   CHECK(goals[0].verdict() == "met");
@@ -221,6 +221,65 @@ TEST_CASE("goals: met, missed, or not measured", "[ladder]") {
   CHECK(text.rfind("goal,target,measured,unit,verdict\n", 0) == 0);
   CHECK(text.find("\"conv2d 8192x8192, 13x13 mask: chapter 4 at least 3x chapter 2\",3,,x,"
                   "not measured") != std::string::npos);
+  for (std::size_t i = 4; i < goals.size(); ++i)
+    CHECK(goals[i].verdict() == "not measured");  // no chapter 5 or 6 rows
+}
+
+TEST_CASE("the tensor-core chapter is measured against cuBLAS with tensor cores", "[ladder]") {
+  const Workload matmul = course::product_workload(Problem::matmul, 8192, 8192, 8192);
+  std::vector<Row> rows = {
+      make_row(matmul, "ch04", 4, 24.0),
+      make_row(matmul, "ch05", 5, 22.0),
+      make_row(matmul, "ch06", 6, 6.0),
+      make_row(matmul, ladder::kCublasLabel, 0, 21.0),
+      make_row(matmul, ladder::kCublasTf32Label, 0, 3.0),
+  };
+  rows[2].arithmetic = course::Arithmetic::tf32;
+  rows[4].arithmetic = course::Arithmetic::tf32;
+  ladder::compute_ratios(rows);
+  REQUIRE(rows[1].cublas_percent);
+  CHECK(*rows[1].cublas_percent == Approx(100.0 * 21.0 / 22.0));  // FP32 against FP32
+  REQUIRE(rows[2].cublas_percent);
+  CHECK(*rows[2].cublas_percent == Approx(50.0));  // TF32 against TF32: 3 ms / 6 ms
+  CHECK_FALSE(rows[3].cublas_percent);             // the baselines are not compared
+  CHECK_FALSE(rows[4].cublas_percent);
+
+  const std::vector<ladder::GoalResult> goals =
+      ladder::evaluate_goals(ladder::performance_goals(), rows);
+  const auto goal = [&](const std::string& description) {
+    for (const auto& result : goals) {
+      if (result.goal.description == description)
+        return result;
+    }
+    FAIL("no goal " << description);
+    return ladder::GoalResult{};
+  };
+  const auto tf32 = goal("matmul 8192: chapter 6 at least 60% of cuBLAS TF32");
+  REQUIRE(tf32.measured);
+  CHECK(*tf32.measured == Approx(50.0));
+  CHECK(tf32.verdict() == "missed");
+  const auto speedup = goal("matmul 8192: chapter 6 at least 3x chapter 4");
+  REQUIRE(speedup.measured);
+  CHECK(*speedup.measured == Approx(4.0));
+  CHECK(speedup.verdict() == "met");
+  const auto fp32 = goal("matmul 8192: chapter 5 at least 100% of cuBLAS");
+  REQUIRE(fp32.measured);
+  CHECK(fp32.verdict() == "missed");
+
+  std::ostringstream csv;
+  ladder::write_csv(csv, rows, "Example GPU");
+  std::istringstream lines(csv.str());
+  std::string header;
+  std::string line;
+  std::getline(lines, header);
+  std::vector<std::string> references;
+  while (std::getline(lines, line))
+    references.push_back(field(header, line, "cublas_reference"));
+  CHECK(references == std::vector<std::string>{"cuBLAS", "cuBLAS", "cuBLAS TF32", "", ""});
+
+  std::ostringstream summary;
+  ladder::print_summary(summary, rows, goals);
+  CHECK(summary.str().find("ch06, 50% of cuBLAS TF32") != std::string::npos);
 }
 
 TEST_CASE("the CSV writer: one field per column, FAILs without figures", "[ladder]") {

@@ -173,6 +173,25 @@ class UpdateResultsTableTest(unittest.TestCase):
         self.assertNotIn("of cuBLAS", small)  # cuBLAS failed: no share of it
         self.assertIn("of cuBLAS", line)
 
+    def test_the_tensor_core_chapter_is_shown_against_cublas_tf32(self):
+        rows = results_table.read_rows(SAMPLE_CSV)
+        matmul = [r for r in rows if r["problem"] == "matmul" and r["sizes"] == "4096"]
+        chapter = dict(next(r for r in matmul if r["implementation"] == "ch04"))
+        chapter.update({"chapter": "6", "implementation": "ch06", "rate": "150",
+                        "speedup": "", "cublas_percent": "40", "cublas_reference": "cuBLAS TF32"})
+        baseline = dict(next(r for r in matmul if r["implementation"] == "cuBLAS"))
+        baseline.update({"implementation": "cuBLAS TF32", "rate": "375"})
+        text = results_table.render_table(rows + [chapter, baseline])
+        header = next(l for l in text.splitlines() if l.startswith("| problem |"))
+        self.assertIn("| cuBLAS | cuBLAS TF32 |", header)
+        line = next(l for l in text.splitlines() if l.startswith("| matmul | 4096 |"))
+        self.assertIn("| 375 |", line)
+        self.assertIn("ch 6: 40% of cuBLAS TF32", line)
+        self.assertIn("CUBLAS_TF32_TENSOR_OP_MATH", text)
+        other = next(l for l in text.splitlines() if l.startswith("| matmul | 1024 |"))
+        self.assertIn("of cuBLAS", other)
+        self.assertNotIn("TF32", other.split("|")[-2])  # no TF32 baseline at 1024: "-"
+
     def test_image_link_is_relative_to_the_readme(self):
         image = os.path.join(self.folder, "results", "ladder.svg")
         run(SAMPLE_CSV, "--readme", self.readme, "--image", image)
