@@ -222,6 +222,8 @@ std::string describe_variant(Problem problem, const LaunchOptions& chosen,
     out << "mapping=" << (chosen.mapping == ThreadMapping::coalesced ? "coalesced" : "transposed");
   if (product && !flags.tiles.empty())
     out << "tile=" << chosen.tile;
+  if (product && !flags.steps.empty())
+    out << "step=" << flags.steps.at(static_cast<std::size_t>(chosen.step));
   if (problem == Problem::conv2d && !flags.blocks.empty())
     out << "block=" << chosen.block;
   return out.str();
