@@ -13,8 +13,17 @@
 
 int main(int argc, char** argv) {
   course::Chapter chapter = course::make_chapter(4, "register blocking");
-  // Chapter 4 offers no launch choices: the same launchers whatever the command line.
-  chapter.launchers = course::fixed_launchers({ch04::matmul, ch04::minplus, ch04::conv2d, {}});
+  // The product's kernel is the step that --step names (the solution by default); conv2d has
+  // one kernel.
+  chapter.launchers = [](const course::LaunchOptions& chosen) {
+    const ch04::Step step = ch04::kSteps[chosen.step].step;
+    return course::ProblemSet{course::with_choice(ch04::matmul, step),
+                              course::with_choice(ch04::minplus, step),
+                              ch04::conv2d,
+                              {}};
+  };
+  for (const ch04::StepName& step : ch04::kSteps)
+    chapter.flags.steps.push_back(step.name);
   // Chapter 3's solution with its default launch choices (the first tile and block offered).
   chapter.previous = {course::with_choice(ch03::matmul, ch03::kTiles[0]),
                       course::with_choice(ch03::minplus, ch03::kTiles[0]),

@@ -84,10 +84,6 @@ inline constexpr int kCopiesPerThread = kBatch * kQuadsPerPanelRow / kProductThr
 inline constexpr int kTransposeTile = 32;
 /// Rows of the transpose tile that its 32 x 8 threads copy per pass.
 inline constexpr int kTransposeRowsPerPass = 8;
-/// Workspace slot (course::device_workspace) of the transposed, padded A.
-inline constexpr int kWorkspaceTransposedA = 0;
-/// Workspace slot (course::device_workspace) of the padded B.
-inline constexpr int kWorkspacePaddedB = 1;
 
 static_assert(kLanesAcross * kLanesDown == kWarpSize, "a warp's lanes cover its tile");
 static_assert(kLanesDown * kRegisterBlock == kWarpTileRows, "8 rows per thread fill the warp tile");
@@ -302,10 +298,10 @@ inline int round_up_checked(int value, int step, const char* name) {
   return static_cast<int>(rounded);
 }
 
-/// The product C = A (x) B over @p Semiring: pads and transposes A into a workspace, pads B
-/// unless it already has the padded shape, and runs product_kernel. All launches go to @p s.
-/// The two workspaces (slots kWorkspaceTransposedA and kWorkspacePaddedB) are shared by every
-/// call: concurrent calls on different streams must not overlap.
+/// The product C = A (x) B over @p Semiring: pads and transposes A into scratch memory, pads B
+/// unless it already has the padded shape, and runs product_kernel. All launches go to @p s. The
+/// scratch is allocated on @p s (cudaMallocAsync) and freed on it after the product
+/// (cudaFreeAsync), so concurrent calls on different streams each have their own.
 template <class Semiring>
 void launch_product(const float* A, const float* B, float* C, int m, int n, int k, cudaStream_t s) {
   course::require_positive(m, "m");
@@ -317,8 +313,9 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
   const int padded_k = round_up_checked(k, kBatch, "k");
 
   // A transposed: the 128 rows a block needs at one k-step become 128 contiguous floats.
-  float* at = static_cast<float*>(course::device_workspace(
-      kWorkspaceTransposedA, static_cast<std::size_t>(padded_k) * padded_m * sizeof(float)));
+  float* at = nullptr;
+  COURSE_CUDA_CHECK(
+      cudaMallocAsync(&at, static_cast<std::size_t>(padded_k) * padded_m * sizeof(float), s));
   {
     const auto kernel = transpose_pad_kernel<Semiring>;
     const dim3 block(kTransposeTile, kTransposeRowsPerPass);
@@ -330,11 +327,12 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
   // B already has the padded shape when n is a multiple of 128, k of 16, and B is 16-byte aligned.
   const float* bp = B;
   int b_pitch = n;
+  float* padded = nullptr;
   const bool b_ready = n % kTile == 0 && k % kBatch == 0 &&
                        reinterpret_cast<std::uintptr_t>(B) % sizeof(float4) == 0;
   if (!b_ready) {
-    float* padded = static_cast<float*>(course::device_workspace(
-        kWorkspacePaddedB, static_cast<std::size_t>(padded_k) * padded_n * sizeof(float)));
+    COURSE_CUDA_CHECK(
+        cudaMallocAsync(&padded, static_cast<std::size_t>(padded_k) * padded_n * sizeof(float), s));
     const auto kernel = pad_kernel<Semiring>;
     const dim3 block(kTransposeTile, kTransposeRowsPerPass);
     const dim3 grid = course::grid_2d(padded_n, padded_k, block);
@@ -351,12 +349,15 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
       course::grid_2d(course::ceil_div(n, kTile), course::ceil_div(m, kTile), dim3(1, 1));
   kernel<<<grid, block, 0, s>>>(at, bp, C, m, n, padded_m, b_pitch, padded_k);
   COURSE_CHECK_LAUNCH(kernel, grid, block, 0, s);
+  // Freed in stream order: the memory is reused only after the kernels above are done.
+  COURSE_CUDA_CHECK(cudaFreeAsync(at, s));
+  if (padded != nullptr)
+    COURSE_CUDA_CHECK(cudaFreeAsync(padded, s));
 }
 
 /// C = A * B (plus-times), row-major FP32: A is m x k, B is k x n, C is m x n. Any m, n, k >= 1.
 /// Each block of 8 warps computes a 128 x 128 tile of C, each warp a 32 x 64 part of it, each
 /// thread an 8 x 8 block of results in registers, fed by a double-buffered cp.async pipeline.
-/// Uses course::device_workspace slots 0 and 1 for the padded operands.
 /// @param A device pointer, m x k. @param B device pointer, k x n. @param C device pointer, m x n.
 /// @param m rows of A and C. @param n columns of B and C. @param k columns of A, rows of B.
 /// @param s stream for all launches.

@@ -14,7 +14,11 @@
 int main(int argc, char** argv) {
   course::Chapter chapter = course::make_chapter(5, "warp tiles and a cp.async pipeline");
   chapter.launchers = course::fixed_launchers({ch05::matmul, ch05::minplus, {}, {}});
-  chapter.previous = {ch04::matmul, ch04::minplus, {}, {}};
+  // Chapter 4's solution: its default step.
+  chapter.previous = {course::with_choice(ch04::matmul, ch04::kSteps[0].step),
+                      course::with_choice(ch04::minplus, ch04::kSteps[0].step),
+                      {},
+                      {}};
   chapter.missing_reasons[static_cast<int>(course::Problem::conv2d)] =
       "a block loads its tile once and has no loop along k to pipeline (chapter 4 runs it)";
   chapter.exercises.assign(std::begin(ch05::kExercises), std::end(ch05::kExercises));

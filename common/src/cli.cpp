@@ -81,11 +81,24 @@ void parse_mask(const std::string& flag, const std::string& text, const ChapterF
 
 }  // namespace
 
-std::string join(const std::vector<int>& values, const char* separator) {
+namespace {
+
+template <typename Value>
+std::string join_values(const std::vector<Value>& values, const char* separator) {
   std::ostringstream out;
   for (std::size_t i = 0; i < values.size(); ++i)
     out << (i ? separator : "") << values[i];
   return out.str();
+}
+
+}  // namespace
+
+std::string join(const std::vector<int>& values, const char* separator) {
+  return join_values(values, separator);
+}
+
+std::string join(const std::vector<std::string>& values, const char* separator) {
+  return join_values(values, separator);
 }
 
 Options parse_options(int argc, const char* const* argv, const ChapterFlags& flags) {
@@ -170,6 +183,12 @@ Options parse_options(int argc, const char* const* argv, const ChapterFlags& fla
       } else {
         fail(flag, text, "expected coalesced or transposed");
       }
+    } else if (flag == "--step" && !flags.steps.empty()) {
+      const std::string text = take_value();
+      const auto found = std::find(flags.steps.begin(), flags.steps.end(), text);
+      if (found == flags.steps.end())
+        fail(flag, text, "this chapter offers " + join(flags.steps, ", "));
+      options.launch.step = static_cast<int>(found - flags.steps.begin());
     } else if (flag == "--signal-csv" && flags.signal_demo) {
       options.signal_csv = take_value();
       if (options.signal_csv.empty())
@@ -247,6 +266,9 @@ std::string usage(const std::string& program, const ChapterFlags& flags) {
   if (flags.mapping) {
     out << "  --mapping M       coalesced (default: consecutive threads, consecutive columns)\n"
         << "                    or transposed (consecutive threads, consecutive rows)\n";
+  }
+  if (!flags.steps.empty()) {
+    out << "  --step S          product kernel step: " << join(flags.steps, ", ") << "\n";
   }
   if (flags.signal_demo) {
     out << "  --signal-csv FILE conv1d demo: filter two tones (50 Hz + 7 kHz at 16 kHz) with a\n"

@@ -17,6 +17,10 @@ const char* source_relative(const char* file) {
 void check_cuda(cudaError_t code, const char* call, const char* file, int line) {
   if (code == cudaSuccess)
     return;
+  // The runtime also keeps the error as its "last error": take it, or the next launch check would
+  // report this failure a second time as its own (a failed cudaMallocAsync, say, in a process that
+  // carries on). A sticky error stays whatever this does.
+  (void)cudaGetLastError();
   std::ostringstream message;
   message << source_relative(file) << ":" << line << ": " << call
           << " failed: " << cudaGetErrorName(code) << " (" << cudaGetErrorString(code) << ")";

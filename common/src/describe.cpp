@@ -10,7 +10,8 @@ namespace {
 constexpr const char* kNotOffered = "-";
 
 // "32 (default), 16 or 8": the default is the first entry of every list the chapters give.
-std::string choices(const std::vector<int>& values) {
+template <typename Value>
+std::string choices(const std::vector<Value>& values) {
   std::ostringstream out;
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i > 0)
@@ -47,6 +48,8 @@ ChapterSupport describe_support(int chapter, const ProblemSet& problems,
       text += "; tile width " + choices(flags.tiles);
     if (flags.mapping)
       text += "; thread mapping coalesced (default) or transposed";
+    if (!flags.steps.empty())
+      text += "; kernel step " + choices(flags.steps);
     if (problems.arithmetic == Arithmetic::tf32)
       text += "; TF32 tensor cores, compute capability 8.0 or newer";
     support.products = text;

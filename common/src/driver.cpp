@@ -4,6 +4,7 @@
 #include "course/describe.hpp"
 #include "course/random.hpp"
 #include "course/signal_demo.hpp"
+#include "course/timing.hpp"
 
 #include <iostream>
 #include <new>
@@ -189,6 +190,8 @@ RunResult measure(const ProblemInstance& instance, const ProblemSet& set, const 
   result.sizes = instance.sizes();
   result.output_columns = instance.output_columns();
 
+  // Launchers that allocate scratch per call reuse the pool's memory in the timed runs.
+  const PoolMemoryKept pool_memory;
   const std::vector<float> output = instance.checked_run(set, stream);
   for (const LaunchRecord& launch : launch_log())
     result.kernels.push_back(query_kernel(launch));
@@ -222,6 +225,8 @@ std::string describe_variant(Problem problem, const LaunchOptions& chosen,
     out << "mapping=" << (chosen.mapping == ThreadMapping::coalesced ? "coalesced" : "transposed");
   if (product && !flags.tiles.empty())
     out << "tile=" << chosen.tile;
+  if (product && !flags.steps.empty())
+    out << "step=" << flags.steps.at(static_cast<std::size_t>(chosen.step));
   if (problem == Problem::conv2d && !flags.blocks.empty())
     out << "block=" << chosen.block;
   return out.str();

@@ -98,26 +98,4 @@ void check_launch(const void* kernel, dim3 grid, dim3 block, std::size_t dynamic
   log.push_back(LaunchRecord{kernel, grid, block, dynamic_shared_bytes});
 }
 
-void* device_workspace(int slot, std::size_t bytes) {
-  constexpr int kSlots = 8;
-  struct Buffer {
-    void* pointer = nullptr;
-    std::size_t bytes = 0;
-  };
-  // Deliberately never freed: the buffers live until the process ends, when the driver releases
-  // them with the context; freeing them from a static destructor could run after that.
-  static Buffer buffers[kSlots];
-  require(slot >= 0 && slot < kSlots, "device_workspace: slot out of range");
-  Buffer& buffer = buffers[slot];
-  if (buffer.bytes < bytes) {
-    if (buffer.pointer != nullptr)
-      COURSE_CUDA_CHECK(cudaFree(buffer.pointer));
-    buffer.pointer = nullptr;
-    buffer.bytes = 0;
-    COURSE_CUDA_CHECK(cudaMalloc(&buffer.pointer, bytes));
-    buffer.bytes = bytes;
-  }
-  return buffer.pointer;
-}
-
 }  // namespace course

@@ -3,6 +3,7 @@
 #include "course/cuda_check.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 namespace course {
@@ -53,6 +54,31 @@ TimingStats time_on_stream(const std::function<void()>& work, int warmup, int ru
   COURSE_CUDA_CHECK(cudaEventDestroy(start));
   COURSE_CUDA_CHECK(cudaEventDestroy(stop));
   return summarize(std::move(samples_ms));
+}
+
+PoolMemoryKept::PoolMemoryKept() {
+  int device = 0;
+  int pools_supported = 0;
+  COURSE_CUDA_CHECK(cudaGetDevice(&device));
+  COURSE_CUDA_CHECK(
+      cudaDeviceGetAttribute(&pools_supported, cudaDevAttrMemoryPoolsSupported, device));
+  if (pools_supported == 0)
+    return;
+  cudaMemPool_t pool = nullptr;
+  COURSE_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+  COURSE_CUDA_CHECK(
+      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &previous_threshold_));
+  std::uint64_t keep_everything = std::numeric_limits<std::uint64_t>::max();
+  COURSE_CUDA_CHECK(
+      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_everything));
+  pool_ = pool;
+}
+
+PoolMemoryKept::~PoolMemoryKept() {
+  if (pool_ == nullptr)
+    return;
+  (void)cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &previous_threshold_);
+  (void)cudaMemPoolTrimTo(pool_, 0);
 }
 
 }  // namespace course

@@ -93,10 +93,6 @@ constexpr course::Arithmetic matmul_arithmetic() {
 }
 /// The oldest GPUs with TF32 tensor cores, cp.async and this ldmatrix: compute capability 8.0.
 inline constexpr int kMinComputeCapabilityMajor = 8;
-/// Workspace slot (course::device_workspace) of the rounded, padded A.
-inline constexpr int kWorkspaceA = 0;
-/// Workspace slot (course::device_workspace) of the rounded, padded B^T.
-inline constexpr int kWorkspaceBt = 1;
 
 static_assert(kTileRows * kQuadsPerRow % kProductThreads == 0 &&
                   kTileCols * kQuadsPerRow % kProductThreads == 0,
@@ -432,8 +428,8 @@ inline int round_up_checked(int value, int step, const char* name) {
 
 /// C = A * B on tensor cores: TF32 products (inputs rounded to 10 mantissa bits), FP32 sums.
 /// Row-major: A is m x k, B is k x n, C is m x n. Any m, n, k >= 1. Rounds and pads A and B^T into
-/// workspaces (slots kWorkspaceA and kWorkspaceBt, shared by every call: concurrent calls on
-/// different streams must not overlap), then runs product_kernel; all launches go to @p s.
+/// scratch memory, allocated on @p s (cudaMallocAsync) and freed on it after the product
+/// (cudaFreeAsync), then runs product_kernel; all launches go to @p s.
 /// The error is that of TF32 inputs, about 2^-11 relative per product (course/check.hpp).
 /// @param A device pointer, m x k. @param B device pointer, k x n. @param C device pointer, m x n.
 /// @param m rows of A and C. @param n columns of B and C. @param k columns of A, rows of B.
@@ -458,10 +454,12 @@ inline void matmul(const float* A, const float* B, float* C, int m, int n, int k
                       std::to_string(kMinComputeCapabilityMajor) + ".0 or newer; this GPU has " +
                       std::to_string(major) + "." + std::to_string(minor));
 
-  float* ap = static_cast<float*>(course::device_workspace(
-      kWorkspaceA, static_cast<std::size_t>(padded_m) * padded_k * sizeof(float)));
-  float* btp = static_cast<float*>(course::device_workspace(
-      kWorkspaceBt, static_cast<std::size_t>(padded_n) * padded_k * sizeof(float)));
+  float* ap = nullptr;
+  float* btp = nullptr;
+  COURSE_CUDA_CHECK(
+      cudaMallocAsync(&ap, static_cast<std::size_t>(padded_m) * padded_k * sizeof(float), s));
+  COURSE_CUDA_CHECK(
+      cudaMallocAsync(&btp, static_cast<std::size_t>(padded_n) * padded_k * sizeof(float), s));
   {
     const dim3 block(kTransposeTile, kTransposeRowsPerPass);
     const dim3 grid = course::grid_2d(padded_k, padded_m, block);
@@ -491,6 +489,9 @@ inline void matmul(const float* A, const float* B, float* C, int m, int n, int k
       course::grid_2d(course::ceil_div(n, kTileCols), course::ceil_div(m, kTileRows), dim3(1, 1));
   product_kernel<<<grid, block, kProductSharedBytes, s>>>(ap, btp, C, m, n, padded_k);
   COURSE_CHECK_LAUNCH(product_kernel, grid, block, kProductSharedBytes, s);
+  // Freed in stream order: the memory is reused only after the kernels above are done.
+  COURSE_CUDA_CHECK(cudaFreeAsync(ap, s));
+  COURSE_CUDA_CHECK(cudaFreeAsync(btp, s));
 }
 
 }  // namespace ch06

@@ -13,6 +13,7 @@ course::ChapterFlags all_flags() {
   flags.tiles = {8, 16, 32};
   flags.blocks = {16, 32};
   flags.mapping = true;
+  flags.steps = {"final", "simple"};
   flags.signal_demo = true;
   flags.max_taps = 4096;
   return flags;
@@ -46,14 +47,22 @@ TEST_CASE("defaults are the benchmark sizes", "[cli]") {
 }
 
 TEST_CASE("good values parse", "[cli]") {
-  const auto options = parse({"-m",         "33",          "-n",         "65",
-                              "-k",         "17",          "--problem",  "matmul,conv1d",
-                              "--mask",     "3x5",         "--taps",     "4096",
-                              "--tile",     "16",          "--block",    "32",
-                              "--mapping",  "transposed",  "--warmup",   "0",
-                              "--reps",     "3",           "--seed",     "18446744073709551615",
-                              "--no-check", "--csv",       "--height=7", "--width",
-                              "9",          "--no-compare"});
+  const auto options = parse({"-m",         "33",
+                              "-n",         "65",
+                              "-k",         "17",
+                              "--problem",  "matmul,conv1d",
+                              "--mask",     "3x5",
+                              "--taps",     "4096",
+                              "--tile",     "16",
+                              "--block",    "32",
+                              "--mapping",  "transposed",
+                              "--warmup",   "0",
+                              "--reps",     "3",
+                              "--seed",     "18446744073709551615",
+                              "--no-check", "--csv",
+                              "--height=7", "--width",
+                              "9",          "--no-compare",
+                              "--step",     "simple"});
   CHECK(options.m == 33);
   CHECK(options.n == 65);
   CHECK(options.signal_length == 65);  // -n is the conv1d signal length too
@@ -66,6 +75,9 @@ TEST_CASE("good values parse", "[cli]") {
   CHECK(options.launch.tile == 16);
   CHECK(options.launch.block == 32);
   CHECK(options.launch.mapping == course::ThreadMapping::transposed);
+  CHECK(options.launch.step == 1);    // the position in ChapterFlags::steps
+  CHECK(parse({}).launch.step == 0);  // the first step offered is the default
+  CHECK(parse({"--step=final"}).launch.step == 0);
   CHECK(options.warmup == 0);
   CHECK(options.reps == 3);
   CHECK(options.seed == 18446744073709551615ull);
@@ -107,6 +119,10 @@ TEST_CASE("bad values are refused with the flag and the value named", "[cli]") {
       {{"--tile", "12"}, "8, 16, 32"},
       {{"--block", "8"}, "--block"},
       {{"--mapping", "diagonal"}, "\"diagonal\""},
+      {{"--step", "fastest"}, "final, simple"},
+      {{"--step", "Final"}, "\"Final\""},
+      {{"--step", ""}, "--step"},
+      {{"--step"}, "--step"},
       {{"--reps", "0"}, "--reps"},
       {{"--warmup", "-1"}, "--warmup"},
       {{"--seed", "-3"}, "--seed"},
@@ -140,6 +156,7 @@ TEST_CASE("chapter-specific flags exist only where the chapter offers them", "[c
   const course::ChapterFlags none;
   CHECK_THROWS_AS(parse({"--tile", "16"}, none), course::UsageError);
   CHECK_THROWS_AS(parse({"--mapping", "coalesced"}, none), course::UsageError);
+  CHECK_THROWS_AS(parse({"--step", "final"}, none), course::UsageError);
   CHECK_THROWS_AS(parse({"--signal-csv", "x.csv"}, none), course::UsageError);
   course::ChapterFlags compiled_masks;
   compiled_masks.mask_sides = {3, 5, 7, 13};
@@ -150,12 +167,15 @@ TEST_CASE("chapter-specific flags exist only where the chapter offers them", "[c
 
 TEST_CASE("usage lists the flags the chapter offers", "[cli]") {
   const std::string text = course::usage("ch", all_flags());
-  for (const char* flag : {"--problem", "--tile", "--block", "--mapping", "--signal-csv", "--reps",
-                           "--warmup", "--seed", "--no-check", "--no-compare", "--csv",
+  for (const char* flag : {"--problem", "--tile", "--block", "--mapping", "--step", "--signal-csv",
+                           "--reps", "--warmup", "--seed", "--no-check", "--no-compare", "--csv",
                            "--exercises", "--supports-table", "--help"}) {
     INFO(flag);
     CHECK(text.find(flag) != std::string::npos);
   }
   const std::string plain = course::usage("ch", course::ChapterFlags{});
   CHECK(plain.find("--tile") == std::string::npos);
+  CHECK(plain.find("--step") == std::string::npos);
+  // The reliability harness reads the steps from this line (tests/reliability/common.cmake).
+  CHECK(text.find("--step S          product kernel step: final, simple\n") != std::string::npos);
 }

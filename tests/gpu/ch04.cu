@@ -1,12 +1,14 @@
-// Chapter 4 kernels against the CPU reference: the course's awkward sizes, sizes just below, at
-// and above multiples of the 64 x 64 tile, non-square shapes, and every conv2d path.
-// Built twice: against the solution (label "solutions") and against your kernels (label "ch04").
+// Chapter 4 kernels against the CPU reference: every step of the product at the course's awkward
+// sizes, sizes just below, at and above multiples of the 64 x 64 tile, non-square shapes, and
+// every conv2d path. Built twice: against the solution (label "solutions") and against your
+// kernels (label "ch04").
 #include <kernels.cuh>
 
 #include "catch.hpp"
 #include "gpu_support.hpp"
 
 namespace testing = course::testing;
+using course::with_choice;
 
 namespace {
 
@@ -15,19 +17,37 @@ constexpr int kTileEdges[] = {4, 5, 62, 63, 64, 65, 66, 127, 128, 129, 191, 192,
 
 }  // namespace
 
-TEST_CASE("ch04 products match the reference at the course's sizes", "[gpu]") {
+TEST_CASE("ch04 products match the reference at the course's sizes, every step", "[gpu]") {
   COURSE_REQUIRE_GPU();
-  testing::check_products_at_course_sizes(ch04::matmul, ch04::minplus);
-  testing::check_products(ch04::matmul, ch04::minplus, 300, 200, 100, 2);
+  for (const ch04::StepName& step : ch04::kSteps) {
+    INFO("--step " << step.name);
+    const auto matmul = with_choice(ch04::matmul, step.step);
+    const auto minplus = with_choice(ch04::minplus, step.step);
+    testing::check_products_at_course_sizes(matmul, minplus);
+    testing::check_products(matmul, minplus, 300, 200, 100, 2);
+  }
 }
 
-TEST_CASE("ch04 products match the reference around multiples of the tile", "[gpu]") {
+TEST_CASE("ch04 products match the reference around multiples of the tile, every step", "[gpu]") {
   COURSE_REQUIRE_GPU();
-  for (int s : kTileEdges) {
-    testing::check_products(ch04::matmul, ch04::minplus, s, 64, 64, 3);  // m around the tile
-    testing::check_products(ch04::matmul, ch04::minplus, 64, s, 64, 4);  // n around the tile
-    testing::check_products(ch04::matmul, ch04::minplus, 64, 64, s, 5);  // k around the batch
+  for (const ch04::StepName& step : ch04::kSteps) {
+    INFO("--step " << step.name);
+    const auto matmul = with_choice(ch04::matmul, step.step);
+    const auto minplus = with_choice(ch04::minplus, step.step);
+    for (int s : kTileEdges) {
+      testing::check_products(matmul, minplus, s, 64, 64, 3);  // m around the tile
+      testing::check_products(matmul, minplus, 64, s, 64, 4);  // n around the tile
+      testing::check_products(matmul, minplus, 64, 64, s, 5);  // k around the batch
+    }
   }
+}
+
+TEST_CASE("ch04 products are the solution's by default", "[gpu]") {
+  COURSE_REQUIRE_GPU();
+  // The launchers called without a step (as the ladder calls them) run the first step offered.
+  CHECK(ch04::kSteps[0].step == ch04::Step::prefetch);
+  testing::check_products([](auto... arguments) { ch04::matmul(arguments...); },
+                          [](auto... arguments) { ch04::minplus(arguments...); }, 129, 65, 33, 6);
 }
 
 TEST_CASE("ch04 conv2d matches the reference for every compiled mask and the generic path",

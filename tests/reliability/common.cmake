@@ -93,6 +93,7 @@ endfunction()
 #   REL_TILES       tile widths offered by --tile, the default first (empty: no --tile)
 #   REL_BLOCKS      block widths offered by --block, the default first (empty: no --block)
 #   REL_MAPPING     TRUE when --mapping coalesced|transposed is offered
+#   REL_STEPS       product kernel steps offered by --step, the default first (empty: no --step)
 #   REL_SIGNAL_CSV  TRUE when --signal-csv is offered
 #   REL_MASK_SIDES  square mask sides compiled in (empty: any odd size up to REL_MASK_MAX)
 #   REL_MASK_MAX    the largest mask side accepted
@@ -107,6 +108,7 @@ macro(rel_read_help executable)
   set(REL_TILES "")
   set(REL_BLOCKS "")
   set(REL_MAPPING FALSE)
+  set(REL_STEPS "")
   set(REL_SIGNAL_CSV FALSE)
   set(REL_MASK_SIDES "")
   set(REL_MASK_MAX 0)
@@ -119,6 +121,9 @@ macro(rel_read_help executable)
   endif()
   if(_rel_help_OUT MATCHES "--mapping ")
     set(REL_MAPPING TRUE)
+  endif()
+  if(_rel_help_OUT MATCHES "--step S +product kernel step: ([a-z0-9, ]+)")
+    string(REGEX MATCHALL "[a-z0-9]+" REL_STEPS "${CMAKE_MATCH_1}")
   endif()
   if(_rel_help_OUT MATCHES "--signal-csv ")
     set(REL_SIGNAL_CSV TRUE)
@@ -142,7 +147,8 @@ endmacro()
 
 # rel_launch_variants(): after rel_read_help, sets REL_PRODUCT_VARIANTS and REL_CONV_VARIANTS to
 # the launch choices other than the defaults, one string of arguments each ("--tile 16",
-# "--mapping transposed", "--block 8"): each tile or block width may be a kernel of its own.
+# "--mapping transposed", "--step plain", "--block 8"): each tile or block width and each step
+# may be a kernel of its own.
 macro(rel_launch_variants)
   set(REL_PRODUCT_VARIANTS "")
   set(REL_CONV_VARIANTS "")
@@ -153,6 +159,10 @@ macro(rel_launch_variants)
   if(REL_MAPPING)
     list(APPEND REL_PRODUCT_VARIANTS "--mapping transposed")
   endif()
+  list(SUBLIST REL_STEPS 1 -1 _rel_other_steps)
+  foreach(_rel_step IN LISTS _rel_other_steps)
+    list(APPEND REL_PRODUCT_VARIANTS "--step ${_rel_step}")
+  endforeach()
   list(SUBLIST REL_BLOCKS 1 -1 _rel_other_blocks)
   foreach(_rel_block IN LISTS _rel_other_blocks)
     list(APPEND REL_CONV_VARIANTS "--block ${_rel_block}")

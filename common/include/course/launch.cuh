@@ -68,11 +68,6 @@ bool synchronous_launch_checks();
 void check_launch(const void* kernel, dim3 grid, dim3 block, std::size_t dynamic_shared_bytes,
                   cudaStream_t stream, const char* kernel_expression, const char* file, int line);
 
-/// A grow-only device buffer of at least @p bytes, kept between calls and identified by @p slot,
-/// for launchers that need scratch space (a padded copy of an operand, say) without paying for an
-/// allocation on every call. The memory belongs to the course library; do not free it.
-void* device_workspace(int slot, std::size_t bytes);
-
 }  // namespace course
 
 /// Place right after `kernel<<<grid, block, shared_bytes, stream>>>(...)`. Throws

@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -24,5 +25,26 @@ TimingStats summarize(std::vector<double> samples_ms);
 /// recorded on @p stream, and returns the summary. @p work must enqueue its GPU work on @p stream.
 TimingStats time_on_stream(const std::function<void()>& work, int warmup, int runs,
                            cudaStream_t stream);
+
+/// While one exists, the current device's default memory pool keeps the memory freed into it
+/// (`cudaFreeAsync`) instead of handing it back to the device whenever the host synchronises.
+/// Launchers that allocate their scratch on every call (`cudaMallocAsync` on their stream) then
+/// reuse the pool's memory from their second call on, and a timed run measures the kernels, not a
+/// fresh device allocation. When it goes, the pool's release threshold is restored and the memory
+/// it keeps is handed back, so the next problem can have all of the device. Does nothing on a
+/// device without memory pools (where such launchers fail with a clear error anyway).
+class PoolMemoryKept {
+ public:
+  /// Raises the release threshold of the current device's default pool to its maximum.
+  PoolMemoryKept();
+  /// Restores the threshold and trims the pool; never throws.
+  ~PoolMemoryKept();
+  PoolMemoryKept(const PoolMemoryKept&) = delete;
+  PoolMemoryKept& operator=(const PoolMemoryKept&) = delete;
+
+ private:
+  cudaMemPool_t pool_ = nullptr;
+  std::uint64_t previous_threshold_ = 0;
+};
 
 }  // namespace course
