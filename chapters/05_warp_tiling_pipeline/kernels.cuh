@@ -311,6 +311,15 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
   const int padded_m = round_up_checked(m, kTile, "m");
   const int padded_n = round_up_checked(n, kTile, "n");
   const int padded_k = round_up_checked(k, kBatch, "k");
+  // Every grid first: a size the grids cannot cover is refused before anything is allocated.
+  const dim3 copy_block(kTransposeTile, kTransposeRowsPerPass);
+  const dim3 transpose_grid =
+      course::grid_2d(padded_k, padded_m, dim3(kTransposeTile, kTransposeTile));
+  const dim3 pad_grid = course::grid_2d(padded_n, padded_k, copy_block);
+  const dim3 block(kProductThreads);
+  // One block per 128 x 128 tile of C: ceil(n/128) x ceil(m/128) blocks.
+  const dim3 grid =
+      course::grid_2d(course::ceil_div(n, kTile), course::ceil_div(m, kTile), dim3(1, 1));
 
   // A transposed: the 128 rows a block needs at one k-step become 128 contiguous floats.
   float* at = nullptr;
@@ -318,10 +327,8 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
       cudaMallocAsync(&at, static_cast<std::size_t>(padded_k) * padded_m * sizeof(float), s));
   {
     const auto kernel = transpose_pad_kernel<Semiring>;
-    const dim3 block(kTransposeTile, kTransposeRowsPerPass);
-    const dim3 grid = course::grid_2d(padded_k, padded_m, dim3(kTransposeTile, kTransposeTile));
-    kernel<<<grid, block, 0, s>>>(A, m, k, at, padded_m, padded_k);
-    COURSE_CHECK_LAUNCH(kernel, grid, block, 0, s);
+    kernel<<<transpose_grid, copy_block, 0, s>>>(A, m, k, at, padded_m, padded_k);
+    COURSE_CHECK_LAUNCH(kernel, transpose_grid, copy_block, 0, s);
   }
 
   // B already has the padded shape when n is a multiple of 128, k of 16, and B is 16-byte aligned.
@@ -334,19 +341,13 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
     COURSE_CUDA_CHECK(
         cudaMallocAsync(&padded, static_cast<std::size_t>(padded_k) * padded_n * sizeof(float), s));
     const auto kernel = pad_kernel<Semiring>;
-    const dim3 block(kTransposeTile, kTransposeRowsPerPass);
-    const dim3 grid = course::grid_2d(padded_n, padded_k, block);
-    kernel<<<grid, block, 0, s>>>(B, k, n, padded, padded_n, padded_k);
-    COURSE_CHECK_LAUNCH(kernel, grid, block, 0, s);
+    kernel<<<pad_grid, copy_block, 0, s>>>(B, k, n, padded, padded_n, padded_k);
+    COURSE_CHECK_LAUNCH(kernel, pad_grid, copy_block, 0, s);
     bp = padded;
     b_pitch = padded_n;
   }
 
   const auto kernel = product_kernel<Semiring>;
-  const dim3 block(kProductThreads);
-  // One block per 128 x 128 tile of C: ceil(n/128) x ceil(m/128) blocks.
-  const dim3 grid =
-      course::grid_2d(course::ceil_div(n, kTile), course::ceil_div(m, kTile), dim3(1, 1));
   kernel<<<grid, block, 0, s>>>(at, bp, C, m, n, padded_m, b_pitch, padded_k);
   COURSE_CHECK_LAUNCH(kernel, grid, block, 0, s);
   // Freed in stream order: the memory is reused only after the kernels above are done.

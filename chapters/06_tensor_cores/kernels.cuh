@@ -350,14 +350,17 @@ __device__ __forceinline__ float round_to_tf32(float x) {
 }
 
 /// Pre-pass: `ap[i][kk] = tf32(a[i][kk])` for i < m, kk < k (a is m x k), and 0 elsewhere in the
-/// padded_m x padded_k result.
+/// padded_m x padded_k result. A block of 32 x 8 threads covers 32 x 32 elements, a warp one row
+/// of 32 at a time.
 __global__ void round_pad_kernel(const float* __restrict__ a, int m, int k, float* __restrict__ ap,
                                  int padded_m, int padded_k) {
-  const int kk = blockIdx.x * blockDim.x + threadIdx.x;
-  const int i = blockIdx.y * blockDim.y + threadIdx.y;
-  if (kk < padded_k && i < padded_m) {
-    ap[static_cast<std::size_t>(i) * padded_k + kk] =
-        (i < m && kk < k) ? round_to_tf32(a[static_cast<std::size_t>(i) * k + kk]) : 0.0f;
+  const int kk = blockIdx.x * kTransposeTile + threadIdx.x;
+  for (int r = threadIdx.y; r < kTransposeTile; r += kTransposeRowsPerPass) {
+    const int i = blockIdx.y * kTransposeTile + r;
+    if (kk < padded_k && i < padded_m) {
+      ap[static_cast<std::size_t>(i) * padded_k + kk] =
+          (i < m && kk < k) ? round_to_tf32(a[static_cast<std::size_t>(i) * k + kk]) : 0.0f;
+    }
   }
 }
 
@@ -419,26 +422,6 @@ inline void matmul(const float* A, const float* B, float* C, int m, int n, int k
                   "capability " +
                       std::to_string(kMinComputeCapabilityMajor) + ".0 or newer; this GPU has " +
                       std::to_string(major) + "." + std::to_string(minor));
-
-  float* ap = nullptr;
-  float* btp = nullptr;
-  COURSE_CUDA_CHECK(
-      cudaMallocAsync(&ap, static_cast<std::size_t>(padded_m) * padded_k * sizeof(float), s));
-  COURSE_CUDA_CHECK(
-      cudaMallocAsync(&btp, static_cast<std::size_t>(padded_n) * padded_k * sizeof(float), s));
-  {
-    const dim3 block(kTransposeTile, kTransposeRowsPerPass);
-    const dim3 grid = course::grid_2d(padded_k, padded_m, block);
-    round_pad_kernel<<<grid, block, 0, s>>>(A, m, k, ap, padded_m, padded_k);
-    COURSE_CHECK_LAUNCH(round_pad_kernel, grid, block, 0, s);
-  }
-  {
-    const dim3 block(kTransposeTile, kTransposeRowsPerPass);
-    const dim3 grid = course::grid_2d(padded_n, padded_k, dim3(kTransposeTile, kTransposeTile));
-    round_transpose_pad_kernel<<<grid, block, 0, s>>>(B, k, n, btp, padded_n, padded_k);
-    COURSE_CHECK_LAUNCH(round_transpose_pad_kernel, grid, block, 0, s);
-  }
-
   int optin_limit = 0;
   COURSE_CUDA_CHECK(
       cudaDeviceGetAttribute(&optin_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
@@ -446,13 +429,31 @@ inline void matmul(const float* A, const float* B, float* C, int m, int n, int k
                   "matmul: the tensor-core kernel needs " + std::to_string(kProductSharedBytes) +
                       " bytes of shared memory per block, more than this device allows (" +
                       std::to_string(optin_limit) + ")");
-  COURSE_CUDA_CHECK(cudaFuncSetAttribute(product_kernel,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(kProductSharedBytes)));
+  // Every grid first: a size the grids cannot cover is refused before anything is allocated.
+  const dim3 copy_block(kTransposeTile, kTransposeRowsPerPass);
+  const dim3 copy_tile(kTransposeTile, kTransposeTile);
+  const dim3 round_grid = course::grid_2d(padded_k, padded_m, copy_tile);
+  const dim3 transpose_grid = course::grid_2d(padded_n, padded_k, copy_tile);
   const dim3 block(kProductThreads);
   // One block per 128 x 256 tile of C.
   const dim3 grid =
       course::grid_2d(course::ceil_div(n, kTileCols), course::ceil_div(m, kTileRows), dim3(1, 1));
+
+  float* ap = nullptr;
+  float* btp = nullptr;
+  COURSE_CUDA_CHECK(
+      cudaMallocAsync(&ap, static_cast<std::size_t>(padded_m) * padded_k * sizeof(float), s));
+  COURSE_CUDA_CHECK(
+      cudaMallocAsync(&btp, static_cast<std::size_t>(padded_n) * padded_k * sizeof(float), s));
+  round_pad_kernel<<<round_grid, copy_block, 0, s>>>(A, m, k, ap, padded_m, padded_k);
+  COURSE_CHECK_LAUNCH(round_pad_kernel, round_grid, copy_block, 0, s);
+  round_transpose_pad_kernel<<<transpose_grid, copy_block, 0, s>>>(B, k, n, btp, padded_n,
+                                                                   padded_k);
+  COURSE_CHECK_LAUNCH(round_transpose_pad_kernel, transpose_grid, copy_block, 0, s);
+
+  COURSE_CUDA_CHECK(cudaFuncSetAttribute(product_kernel,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(kProductSharedBytes)));
   product_kernel<<<grid, block, kProductSharedBytes, s>>>(ap, btp, C, m, n, padded_k);
   COURSE_CHECK_LAUNCH(product_kernel, grid, block, kProductSharedBytes, s);
   // Freed in stream order: the memory is reused only after the kernels above are done.
