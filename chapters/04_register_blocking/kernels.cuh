@@ -456,16 +456,20 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
     return;
   }
 
+  // The pre-pass grids too before anything is allocated: a refused size leaks nothing.
+  const dim3 copy_block(kTransposeTile, kTransposeRowsPerPass);
+  const dim3 transpose_grid =
+      course::grid_2d(padded_k, padded_m, dim3(kTransposeTile, kTransposeTile));
+  const dim3 pad_grid = course::grid_2d(padded_n, padded_k, copy_block);
+
   // A transposed: the 64 rows a block needs at one k-step become 64 contiguous floats.
   float* at = nullptr;
   COURSE_CUDA_CHECK(
       cudaMallocAsync(&at, static_cast<std::size_t>(padded_k) * padded_m * sizeof(float), s));
   {
     const auto kernel = transpose_pad_kernel<Semiring>;
-    const dim3 block(kTransposeTile, kTransposeRowsPerPass);
-    const dim3 grid = course::grid_2d(padded_k, padded_m, dim3(kTransposeTile, kTransposeTile));
-    kernel<<<grid, block, 0, s>>>(A, m, k, at, padded_m, padded_k);
-    COURSE_CHECK_LAUNCH(kernel, grid, block, 0, s);
+    kernel<<<transpose_grid, copy_block, 0, s>>>(A, m, k, at, padded_m, padded_k);
+    COURSE_CHECK_LAUNCH(kernel, transpose_grid, copy_block, 0, s);
   }
 
   // B already has the padded shape when n is a multiple of 64, k of 4, and B is 16-byte aligned.
@@ -478,10 +482,8 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
     COURSE_CUDA_CHECK(
         cudaMallocAsync(&padded, static_cast<std::size_t>(padded_k) * padded_n * sizeof(float), s));
     const auto kernel = pad_kernel<Semiring>;
-    const dim3 block(kTransposeTile, kTransposeRowsPerPass);
-    const dim3 grid = course::grid_2d(padded_n, padded_k, block);
-    kernel<<<grid, block, 0, s>>>(B, k, n, padded, padded_n, padded_k);
-    COURSE_CHECK_LAUNCH(kernel, grid, block, 0, s);
+    kernel<<<pad_grid, copy_block, 0, s>>>(B, k, n, padded, padded_n, padded_k);
+    COURSE_CHECK_LAUNCH(kernel, pad_grid, copy_block, 0, s);
     bp = padded;
     b_pitch = padded_n;
   }
