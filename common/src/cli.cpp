@@ -88,6 +88,13 @@ std::string join(const std::vector<int>& values, const char* separator) {
   return out.str();
 }
 
+std::string join(const std::vector<std::string>& values, const char* separator) {
+  std::string text;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    text += (i ? separator : "") + values[i];
+  return text;
+}
+
 Options parse_options(int argc, const char* const* argv, const ChapterFlags& flags) {
   Options options;
   for (int i = 1; i < argc; ++i) {
@@ -170,6 +177,11 @@ Options parse_options(int argc, const char* const* argv, const ChapterFlags& fla
       } else {
         fail(flag, text, "expected coalesced or transposed");
       }
+    } else if (flag == "--variant" && !flags.variants.empty()) {
+      const std::string text = take_value();
+      if (std::find(flags.variants.begin(), flags.variants.end(), text) == flags.variants.end())
+        fail(flag, text, "this chapter offers " + join(flags.variants, ", "));
+      options.launch.variant = text;
     } else if (flag == "--signal-csv" && flags.signal_demo) {
       options.signal_csv = take_value();
       if (options.signal_csv.empty())
@@ -247,6 +259,10 @@ std::string usage(const std::string& program, const ChapterFlags& flags) {
   if (flags.mapping) {
     out << "  --mapping M       coalesced (default: consecutive threads, consecutive columns)\n"
         << "                    or transposed (consecutive threads, consecutive rows)\n";
+  }
+  if (!flags.variants.empty()) {
+    out << "  --variant V       kernel variant: " << join(flags.variants, ", ")
+        << " (the first is the default)\n";
   }
   if (flags.signal_demo) {
     out << "  --signal-csv FILE conv1d demo: filter two tones (50 Hz + 7 kHz at 16 kHz) with a\n"

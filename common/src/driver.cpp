@@ -65,6 +65,8 @@ LaunchOptions chosen_launch(const Options& options, const ChapterFlags& flags) {
     chosen.tile = flags.tiles.front();
   if (chosen.block == 0 && !flags.blocks.empty())
     chosen.block = flags.blocks.front();
+  if (chosen.variant.empty() && !flags.variants.empty())
+    chosen.variant = flags.variants.front();
   return chosen;
 }
 
@@ -224,6 +226,8 @@ std::string describe_variant(Problem problem, const LaunchOptions& chosen,
     out << "tile=" << chosen.tile;
   if (problem == Problem::conv2d && !flags.blocks.empty())
     out << "block=" << chosen.block;
+  if (!flags.variants.empty())
+    out << (out.tellp() > 0 ? " " : "") << "variant=" << chosen.variant;
   return out.str();
 }
 
