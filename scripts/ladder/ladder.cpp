@@ -71,8 +71,9 @@ std::string usage(const std::string& program) {
       << "  --mask K[xL]            conv2d mask of --sizes (default 13)\n"
       << "  --taps N                conv1d taps of --sizes (default 127)\n"
       << "  --problem LIST          only these problems, comma-separated (matmul,minplus,...)\n"
-      << "  --chapters LIST         only these chapters, comma-separated (1,2,3,4); cuBLAS\n"
-      << "                          always runs with matmul\n"
+      << "  --chapters LIST         only these chapters, comma-separated (1,2,3,4), each with\n"
+      << "                          its variant (chapter 3: dispatch); cuBLAS always runs with\n"
+      << "                          matmul\n"
       << "  --warmup N              untimed runs before timing (default 2)\n"
       << "  --reps N                timed runs; the median is reported (default 10)\n"
       << "  --seed N                seed of the random inputs\n"
@@ -214,10 +215,12 @@ std::string today() {
   return text;
 }
 
-/// One implementation the ladder can run: a chapter's solutions or the baseline.
+/// One implementation the ladder can run: a chapter's solutions, a chapter's variant, or the
+/// baseline.
 struct Implementation {
-  std::string label;            ///< "ch01" ... or "cuBLAS"
+  std::string label;            ///< "ch01" ..., "ch03 dispatch", or "cuBLAS"
   int chapter = 0;              ///< 0 for the baseline
+  std::string variant;          ///< the chapter's variant; empty for its main kernels
   course::ProblemSet problems;  ///< its launchers
 };
 
@@ -269,6 +272,7 @@ Row run_one(const course::ProblemInstance& instance, const Workload& workload,
   row.workload = workload;
   row.implementation = implementation.label;
   row.chapter = implementation.chapter;
+  row.variant = implementation.variant;
   row.ceiling = ladder::ceiling(workload, device);
   try {
     row.result = course::measure(instance, implementation.problems, options, device, stream);
@@ -318,8 +322,8 @@ int run_ladder(const LadderOptions& options, const std::string& program) {
         options.chapters.empty() || std::find(options.chapters.begin(), options.chapters.end(),
                                               chapter.number) != options.chapters.end();
     if (wanted)
-      implementations.push_back(
-          {ladder::chapter_label(chapter.number), chapter.number, chapter.problems});
+      implementations.push_back({ladder::implementation_label(chapter.number, chapter.variant),
+                                 chapter.number, chapter.variant, chapter.problems});
   }
   for (int number : options.chapters) {
     const bool built = std::any_of(implementations.begin(), implementations.end(),
@@ -343,7 +347,7 @@ int run_ladder(const LadderOptions& options, const std::string& program) {
     std::optional<ladder::CublasSgemm> cublas;
     if (any_matmul) {
       cublas.emplace();
-      implementations.push_back({ladder::kCublasLabel, 0, cublas->problems()});
+      implementations.push_back({ladder::kCublasLabel, 0, "", cublas->problems()});
     }
     for (std::size_t w = 0; w < options.workloads.size(); ++w) {
       for (std::size_t i = 0; i < implementations.size(); ++i) {
@@ -413,7 +417,7 @@ int run_ladder(const LadderOptions& options, const std::string& program) {
       for (std::size_t i : runs) {
         const Implementation& implementation = implementations[i];
         ++done;
-        std::printf("%s%-28s %-7s", progress_prefix(done, plan.size(), start).c_str(),
+        std::printf("%s%-28s %-13s", progress_prefix(done, plan.size(), start).c_str(),
                     title.c_str(), implementation.label.c_str());
         std::fflush(stdout);
         Row row;
@@ -421,6 +425,7 @@ int run_ladder(const LadderOptions& options, const std::string& program) {
           row.workload = workload;
           row.implementation = implementation.label;
           row.chapter = implementation.chapter;
+          row.variant = implementation.variant;
           row.ceiling = ladder::ceiling(workload, device);
           row.status = Status::error;
           row.message = setup_error.empty()
