@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Draws the performance ladder's plot from its CSV: rate per chapter for each problem.
 
-One panel per problem. Each size is a line through the chapters that carry the problem; cuBLAS
-(matmul) is a dashed line in the colour of its size; the hardware ceiling (the FP32 or min-plus
-peak, or the memory-bandwidth bound where it is lower) is a solid black line. Only runs that
-passed their check are drawn.
+One panel per problem. Each size is a line through the chapters that carry the problem; a
+chapter's variant (chapter 3's dispatch) is a hollow diamond just right of its chapter, in the
+colour of its size; cuBLAS (matmul) is a dashed line in the colour of its size; the hardware ceiling (the
+FP32 or min-plus peak, or the memory-bandwidth bound where it is lower) is a solid black line.
+Only runs that passed their check are drawn.
 
     scripts/plot_ladder.py results/ladder.csv results/ladder    # writes ladder.png and ladder.svg
 
@@ -42,6 +43,8 @@ BASELINE_STYLES = {CUBLAS: ("--", "cuBLAS SGEMM, FP32"), CUBLAS_TF32: ("-.", "cu
 LOG_SPAN = 30.0
 # Headroom above the highest line, as a fraction of it.
 HEADROOM = 0.12
+# How far right of its chapter a variant's point stands, so that both points show.
+VARIANT_OFFSET = 0.15
 
 
 def read_rows(path):
@@ -80,6 +83,12 @@ def spread_labels(labels, gap):
     return placed
 
 
+def is_variant(row):
+    """Whether @p row measured a chapter's variant ("ch03 dispatch") rather than its main
+    kernels ("ch03") or the baseline."""
+    return bool(row["chapter"]) and " " in row["implementation"]
+
+
 def draw_panel(axes, problem, rows, colormap):
     """One problem: a line per size through the chapters, cuBLAS dashed, ceilings solid."""
     from matplotlib.lines import Line2D
@@ -96,12 +105,21 @@ def draw_panel(axes, problem, rows, colormap):
     handles = []
     end_labels = {}  # chapter -> [(rate, text, colour)] for the last point of each line
     drawn_baselines = []
+    has_variant = False
 
     for size in sizes:
         # A chapter that carries the problem but has no result here (FAIL, ERROR) leaves a gap,
         # so the line never suggests a result that was not measured.
         rates = {int(r["chapter"]): float(r["rate"])
-                 for r in passed if r["sizes"] == size and r["chapter"]}
+                 for r in passed if r["sizes"] == size and r["chapter"] and not is_variant(r)}
+        for row in passed:
+            if row["sizes"] == size and is_variant(row):
+                rate = float(row["rate"])
+                axes.plot([int(row["chapter"]) + VARIANT_OFFSET], [rate], marker="D", markersize=7,
+                          linestyle="none", markerfacecolor="none",
+                          markeredgecolor=colours[size], markeredgewidth=1.5)
+                highest = max(highest, rate)
+                has_variant = True
         if rates:
             ys = [rates.get(chapter, float("nan")) for chapter in chapters]
             handles += axes.plot(chapters, ys, marker="o", linewidth=2, markersize=6,
@@ -124,6 +142,10 @@ def draw_panel(axes, problem, rows, colormap):
             style, label = BASELINE_STYLES[baseline]
             handles.append(Line2D([], [], color="grey", linestyle=style, linewidth=1.3,
                                   label=f"{label}\n(colour of its size)"))
+    if has_variant:
+        handles.append(Line2D([], [], marker="D", markersize=7, linestyle="none",
+                              markerfacecolor="none", markeredgecolor="grey",
+                              label="chapter 3 dispatch\n(colour of its size)"))
 
     # Ceilings: one line per distinct value (per size when they differ, as memory bounds do).
     ceilings = {}

@@ -7,7 +7,9 @@ two can never show different tables for the same measurements.
 
 Only runs that passed their check are results: a run marked FAIL or ERROR shows its status instead
 of a rate, is listed below the table, and is never the reference of a speedup or of a share of
-cuBLAS, whatever numbers its CSV line holds. Standard library only.
+cuBLAS, whatever numbers its CSV line holds. A chapter's variant ("ch03 dispatch") has a column of
+its own, next to its chapter's; it is that chapter at its best, so the next chapter's speedup is
+over it. Standard library only.
 """
 
 import csv
@@ -73,15 +75,33 @@ def chapter_number(row):
     return int(row["chapter"]) if row["chapter"] else 0
 
 
+def variant_of(row):
+    """The chapter's variant a row measured ("dispatch" for "ch03 dispatch"), or "" for the
+    chapter's main kernels and for the baseline."""
+    label = row["implementation"]
+    return label.split(" ", 1)[1] if chapter_number(row) > 0 and " " in label else ""
+
+
+def column_label(row):
+    """The table's name for a row's implementation: "ch 3", "ch 3 dispatch", "cuBLAS"."""
+    if chapter_number(row) == 0:
+        return row["implementation"]
+    variant = variant_of(row)
+    return f"ch {chapter_number(row)}" + (f" {variant}" if variant else "")
+
+
 def is_result(row):
     """Whether @p row passed its check and has a rate: only such a row is shown as a result."""
     return row is not None and row["status"] == PASS and number(row["rate"]) is not None
 
 
 def previous_chapter_row(group, row):
-    """The row of the nearest lower chapter in @p group (the same workload), or None."""
+    """The row of the nearest lower chapter in @p group (the same workload) at its best: its
+    variant's row where it has one, its main row otherwise; or None."""
     earlier = [r for r in group if 0 < chapter_number(r) < chapter_number(row)]
-    return max(earlier, key=chapter_number) if earlier else None
+    if not earlier:
+        return None
+    return max(earlier, key=lambda r: (chapter_number(r), variant_of(r) != ""))
 
 
 def render_cell(row, group):
@@ -102,7 +122,7 @@ def best_chapter_text(group):
     if not passed:
         return "-"
     best = max(passed, key=lambda r: float(r["rate"]))
-    label = f"ch {chapter_number(best)}"
+    label = column_label(best)
     cublas = number(best["cublas_percent"])
     # The baseline of the same arithmetic (cuBLAS TF32 for the tensor-core chapter); CSV files
     # written before the TF32 baseline existed name none and mean cuBLAS.
@@ -120,7 +140,9 @@ def render_table(rows, goals=None, image=None):
     device = rows[0]["device"]
     date = rows[0]["date"]
     runs = max((int(r["runs"]) for r in rows if r["runs"]), default=0)
-    chapters = sorted({chapter_number(r) for r in rows if chapter_number(r) > 0})
+    # One column per implementation of a chapter: its main kernels, then its variant if any.
+    columns = sorted({(chapter_number(r), variant_of(r), column_label(r))
+                      for r in rows if chapter_number(r) > 0})
     baselines = [b for b in BASELINES if any(r["implementation"] == b for r in rows)]
     problems = [p for p in PROBLEM_ORDER if any(r["problem"] == p for r in rows)]
 
@@ -136,7 +158,7 @@ def render_table(rows, goals=None, image=None):
         "lower, the memory-bandwidth bound.",
         "",
     ]
-    header = ["problem", "size"] + [f"ch {c}" for c in chapters]
+    header = ["problem", "size"] + [label for _, _, label in columns]
     header += baselines
     header += ["ceiling", "best chapter"]
     lines.append("| " + " | ".join(header) + " |")
@@ -150,8 +172,8 @@ def render_table(rows, goals=None, image=None):
             group = [r for r in rows if r["problem"] == problem and r["sizes"] == size]
             unit = group[0]["rate_unit"]
             cells = [problem, size]
-            for chapter in chapters:
-                match = [r for r in group if chapter_number(r) == chapter]
+            for _, _, label in columns:
+                match = [r for r in group if chapter_number(r) > 0 and column_label(r) == label]
                 cells.append(render_cell(match[0], group) if match else "-")
             for baseline in baselines:
                 match = [r for r in group if r["implementation"] == baseline]

@@ -15,7 +15,17 @@
 
 int main(int argc, char** argv) {
   course::Chapter chapter = course::make_chapter(3, "the dynamic shared buffer");
+  // --variant plain runs the kernels of the lesson's main part; --variant dispatch sends the
+  // sizes it has compiled kernels for to those (the lesson's "going further"). conv1d has one
+  // kernel for both.
+  chapter.flags.variants = {"plain", "dispatch"};
   chapter.launchers = [](const course::LaunchOptions& chosen) {
+    if (chosen.variant == "dispatch") {
+      return course::ProblemSet{course::with_choice(ch03::dispatch::matmul, chosen.tile),
+                                course::with_choice(ch03::dispatch::minplus, chosen.tile),
+                                course::with_choice(ch03::dispatch::conv2d, chosen.block),
+                                ch03::conv1d};
+    }
     return course::ProblemSet{course::with_choice(ch03::matmul, chosen.tile),
                               course::with_choice(ch03::minplus, chosen.tile),
                               course::with_choice(ch03::conv2d, chosen.block), ch03::conv1d};

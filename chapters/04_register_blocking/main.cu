@@ -13,21 +13,26 @@
 
 int main(int argc, char** argv) {
   course::Chapter chapter = course::make_chapter(4, "register blocking");
-  // The product's kernel is the step that --step names (the solution by default); conv2d has
+  // The product's kernel is the step that --variant names (the solution by default); conv2d has
   // one kernel.
   chapter.launchers = [](const course::LaunchOptions& chosen) {
-    const ch04::Step step = ch04::kSteps[chosen.step].step;
+    ch04::Step step = ch04::kSteps[0].step;
+    for (const ch04::StepName& named : ch04::kSteps) {
+      if (chosen.variant == named.name)
+        step = named.step;
+    }
     return course::ProblemSet{course::with_choice(ch04::matmul, step),
                               course::with_choice(ch04::minplus, step),
                               ch04::conv2d,
                               {}};
   };
   for (const ch04::StepName& step : ch04::kSteps)
-    chapter.flags.steps.push_back(step.name);
-  // Chapter 3's solution with its default launch choices (the first tile and block offered).
-  chapter.previous = {course::with_choice(ch03::matmul, ch03::kTiles[0]),
-                      course::with_choice(ch03::minplus, ch03::kTiles[0]),
-                      course::with_choice(ch03::conv2d, ch03::kBlocks[0]),
+    chapter.flags.variants.push_back(step.name);
+  // Chapter 3's best: its solution through the compiled kernels (--variant dispatch), with its
+  // default launch choices (the first tile and block offered).
+  chapter.previous = {course::with_choice(ch03::dispatch::matmul, ch03::kTiles[0]),
+                      course::with_choice(ch03::dispatch::minplus, ch03::kTiles[0]),
+                      course::with_choice(ch03::dispatch::conv2d, ch03::kBlocks[0]),
                       {}};
   chapter.exercises.assign(std::begin(ch04::kExercises), std::end(ch04::kExercises));
   return course::run_chapter(chapter, argc, argv);

@@ -183,12 +183,11 @@ Options parse_options(int argc, const char* const* argv, const ChapterFlags& fla
       } else {
         fail(flag, text, "expected coalesced or transposed");
       }
-    } else if (flag == "--step" && !flags.steps.empty()) {
+    } else if (flag == "--variant" && !flags.variants.empty()) {
       const std::string text = take_value();
-      const auto found = std::find(flags.steps.begin(), flags.steps.end(), text);
-      if (found == flags.steps.end())
-        fail(flag, text, "this chapter offers " + join(flags.steps, ", "));
-      options.launch.step = static_cast<int>(found - flags.steps.begin());
+      if (std::find(flags.variants.begin(), flags.variants.end(), text) == flags.variants.end())
+        fail(flag, text, "this chapter offers " + join(flags.variants, ", "));
+      options.launch.variant = text;
     } else if (flag == "--signal-csv" && flags.signal_demo) {
       options.signal_csv = take_value();
       if (options.signal_csv.empty())
@@ -267,8 +266,9 @@ std::string usage(const std::string& program, const ChapterFlags& flags) {
     out << "  --mapping M       coalesced (default: consecutive threads, consecutive columns)\n"
         << "                    or transposed (consecutive threads, consecutive rows)\n";
   }
-  if (!flags.steps.empty()) {
-    out << "  --step S          product kernel step: " << join(flags.steps, ", ") << "\n";
+  if (!flags.variants.empty()) {
+    out << "  --variant V       kernel variant: " << join(flags.variants, ", ")
+        << " (the first is the default)\n";
   }
   if (flags.signal_demo) {
     out << "  --signal-csv FILE conv1d demo: filter two tones (50 Hz + 7 kHz at 16 kHz) with a\n"

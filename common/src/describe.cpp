@@ -48,8 +48,8 @@ ChapterSupport describe_support(int chapter, const ProblemSet& problems,
       text += "; tile width " + choices(flags.tiles);
     if (flags.mapping)
       text += "; thread mapping coalesced (default) or transposed";
-    if (!flags.steps.empty())
-      text += "; kernel step " + choices(flags.steps);
+    if (!flags.variants.empty())
+      text += "; kernel variant " + choices(flags.variants);
     if (problems.arithmetic == Arithmetic::tf32)
       text += "; TF32 tensor cores, compute capability 8.0 or newer";
     support.products = text;

@@ -66,6 +66,8 @@ LaunchOptions chosen_launch(const Options& options, const ChapterFlags& flags) {
     chosen.tile = flags.tiles.front();
   if (chosen.block == 0 && !flags.blocks.empty())
     chosen.block = flags.blocks.front();
+  if (chosen.variant.empty() && !flags.variants.empty())
+    chosen.variant = flags.variants.front();
   return chosen;
 }
 
@@ -225,10 +227,10 @@ std::string describe_variant(Problem problem, const LaunchOptions& chosen,
     out << "mapping=" << (chosen.mapping == ThreadMapping::coalesced ? "coalesced" : "transposed");
   if (product && !flags.tiles.empty())
     out << "tile=" << chosen.tile;
-  if (product && !flags.steps.empty())
-    out << "step=" << flags.steps.at(static_cast<std::size_t>(chosen.step));
   if (problem == Problem::conv2d && !flags.blocks.empty())
     out << "block=" << chosen.block;
+  if (!flags.variants.empty())
+    out << (out.tellp() > 0 ? " " : "") << "variant=" << chosen.variant;
   return out.str();
 }
 

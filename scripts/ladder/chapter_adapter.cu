@@ -1,5 +1,6 @@
 // One chapter's solutions as the ladder runs them: every launcher the chapter has, each with its
-// default launch choice.
+// default launch choice, and those of its "going further" variant, namespace chNN::dispatch (the
+// chapter at its best), when it has one.
 //
 // scripts/ladder/CMakeLists.txt compiles this file once per chapter whose solutions exist, with
 // that chapter's solutions/NN_slug/kernels.cuh as <kernels.cuh>, its namespace (ch01, ...) as
@@ -51,6 +52,19 @@ using namespace stand_ins;
 using namespace COURSE_LADDER_NAMESPACE;
 }  // namespace chapter
 
+}  // namespace
+
+// The variant's namespace, opened here so that it exists (empty) in chapters without one: there
+// every name below finds only the stand-ins.
+namespace COURSE_LADDER_NAMESPACE::dispatch {}
+
+namespace {
+
+namespace chapter_dispatch {
+using namespace stand_ins;
+using namespace COURSE_LADDER_NAMESPACE::dispatch;
+}  // namespace chapter_dispatch
+
 template <typename Launcher>
 struct Offered;
 
@@ -69,22 +83,31 @@ struct Offered<std::function<void(Arguments...)>> {
   }
 };
 
-// Each call names the launcher itself, so a launcher that offers a choice takes its default.
-course::ProblemSet default_launchers() {
-  course::ProblemSet set;
-  set.matmul = Offered<course::ProductLauncher>::from(
-      [](auto... arguments) { return chapter::matmul(arguments...); });
-  set.minplus = Offered<course::ProductLauncher>::from(
-      [](auto... arguments) { return chapter::minplus(arguments...); });
-  set.conv2d = Offered<course::Conv2dLauncher>::from(
-      [](auto... arguments) { return chapter::conv2d(arguments...); });
-  set.conv1d = Offered<course::Conv1dLauncher>::from(
-      [](auto... arguments) { return chapter::conv1d(arguments...); });
-  set.arithmetic = chapter::matmul_arithmetic();
-  return set;
+// The launchers that lookup finds in namespace @p Names (chapter or chapter_dispatch). Each call
+// names the launcher itself, so a launcher that offers a choice takes its default.
+#define COURSE_LADDER_LAUNCHERS(Names)                                   \
+  [] {                                                                   \
+    course::ProblemSet set;                                              \
+    set.matmul = Offered<course::ProductLauncher>::from(                 \
+        [](auto... arguments) { return Names::matmul(arguments...); });  \
+    set.minplus = Offered<course::ProductLauncher>::from(                \
+        [](auto... arguments) { return Names::minplus(arguments...); }); \
+    set.conv2d = Offered<course::Conv2dLauncher>::from(                  \
+        [](auto... arguments) { return Names::conv2d(arguments...); });  \
+    set.conv1d = Offered<course::Conv1dLauncher>::from(                  \
+        [](auto... arguments) { return Names::conv1d(arguments...); });  \
+    set.arithmetic = Names::matmul_arithmetic();                         \
+    return set;                                                          \
+  }()
+
+bool add_launchers() {
+  ladder::add_chapter({COURSE_LADDER_CHAPTER, COURSE_LADDER_LAUNCHERS(chapter), ""});
+  const course::ProblemSet dispatch = COURSE_LADDER_LAUNCHERS(chapter_dispatch);
+  if (!dispatch.empty())
+    ladder::add_chapter({COURSE_LADDER_CHAPTER, dispatch, "dispatch"});
+  return true;
 }
 
-[[maybe_unused]] const bool kAdded =
-    ladder::add_chapter({COURSE_LADDER_CHAPTER, default_launchers()});
+[[maybe_unused]] const bool kAdded = add_launchers();
 
 }  // namespace

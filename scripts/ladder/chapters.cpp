@@ -21,9 +21,10 @@ bool add_chapter(const ChapterSolutions& chapter) {
 
 std::vector<ChapterSolutions> available_chapters() {
   std::vector<ChapterSolutions> chapters = added_chapters();
-  std::sort(
-      chapters.begin(), chapters.end(),
-      [](const ChapterSolutions& a, const ChapterSolutions& b) { return a.number < b.number; });
+  std::sort(chapters.begin(), chapters.end(),
+            [](const ChapterSolutions& a, const ChapterSolutions& b) {
+              return a.number != b.number ? a.number < b.number : a.variant < b.variant;
+            });
   return chapters;
 }
 

@@ -75,8 +75,9 @@ std::string usage(const std::string& program) {
       << "  --mask K[xL]            conv2d mask of --sizes (default 13)\n"
       << "  --taps N                conv1d taps of --sizes (default 127)\n"
       << "  --problem LIST          only these problems, comma-separated (matmul,minplus,...)\n"
-      << "  --chapters LIST         only these chapters, comma-separated (e.g. 4,5,6); cuBLAS\n"
-      << "                          (FP32 and TF32) always runs with matmul\n"
+      << "  --chapters LIST         only these chapters, comma-separated (e.g. 4,5,6), each with\n"
+      << "                          its variant (chapter 3: dispatch); cuBLAS (FP32 and TF32)\n"
+      << "                          always runs with matmul\n"
       << "  --warmup N              untimed runs before timing (default 2)\n"
       << "  --reps N                timed runs; the median is reported (default 10)\n"
       << "  --seed N                seed of the random inputs\n"
@@ -218,10 +219,12 @@ std::string today() {
   return text;
 }
 
-/// One implementation the ladder can run: a chapter's solutions or the baseline.
+/// One implementation the ladder can run: a chapter's solutions, a chapter's variant, or the
+/// baseline.
 struct Implementation {
-  std::string label;            ///< "ch01" ... or "cuBLAS"
+  std::string label;            ///< "ch01" ..., "ch03 dispatch", or "cuBLAS"
   int chapter = 0;              ///< 0 for the baseline
+  std::string variant;          ///< the chapter's variant; empty for its main kernels
   course::ProblemSet problems;  ///< its launchers
 };
 
@@ -276,6 +279,7 @@ Row run_one(const course::ProblemInstance& instance, const Workload& workload,
   row.workload = workload;
   row.implementation = implementation.label;
   row.chapter = implementation.chapter;
+  row.variant = implementation.variant;
   row.arithmetic = implementation.problems.arithmetic;
   row.ceiling = ladder::ceiling(workload, device);
   try {
@@ -326,8 +330,8 @@ int run_ladder(const LadderOptions& options, const std::string& program) {
         options.chapters.empty() || std::find(options.chapters.begin(), options.chapters.end(),
                                               chapter.number) != options.chapters.end();
     if (wanted)
-      implementations.push_back(
-          {ladder::chapter_label(chapter.number), chapter.number, chapter.problems});
+      implementations.push_back({ladder::implementation_label(chapter.number, chapter.variant),
+                                 chapter.number, chapter.variant, chapter.problems});
   }
   for (int number : options.chapters) {
     const bool built = std::any_of(implementations.begin(), implementations.end(),
@@ -352,9 +356,9 @@ int run_ladder(const LadderOptions& options, const std::string& program) {
     std::optional<ladder::CublasSgemm> cublas_tf32;
     if (any_matmul) {
       cublas.emplace(course::Arithmetic::fp32);
-      implementations.push_back({ladder::kCublasLabel, 0, cublas->problems()});
+      implementations.push_back({ladder::kCublasLabel, 0, "", cublas->problems()});
       cublas_tf32.emplace(course::Arithmetic::tf32);
-      implementations.push_back({ladder::kCublasTf32Label, 0, cublas_tf32->problems()});
+      implementations.push_back({ladder::kCublasTf32Label, 0, "", cublas_tf32->problems()});
     }
     for (std::size_t w = 0; w < options.workloads.size(); ++w) {
       for (std::size_t i = 0; i < implementations.size(); ++i) {
@@ -424,7 +428,7 @@ int run_ladder(const LadderOptions& options, const std::string& program) {
       for (std::size_t i : runs) {
         const Implementation& implementation = implementations[i];
         ++done;
-        std::printf("%s%-28s %-7s", progress_prefix(done, plan.size(), start).c_str(),
+        std::printf("%s%-28s %-13s", progress_prefix(done, plan.size(), start).c_str(),
                     title.c_str(), implementation.label.c_str());
         std::fflush(stdout);
         Row row;
@@ -432,6 +436,7 @@ int run_ladder(const LadderOptions& options, const std::string& program) {
           row.workload = workload;
           row.implementation = implementation.label;
           row.chapter = implementation.chapter;
+          row.variant = implementation.variant;
           row.arithmetic = implementation.problems.arithmetic;
           row.ceiling = ladder::ceiling(workload, device);
           row.status = Status::error;

@@ -3,14 +3,15 @@
 ///
 /// Chapter 2's algorithms, with the sizes chosen at run time. A kernel declares one unsized
 /// `extern __shared__` buffer; the launcher says how many bytes it holds (the third launch
-/// parameter), and the kernel carves it into its arrays, each at an offset aligned for the way it
-/// is read. The same carving function runs on the host without a buffer to add up those bytes, so
-/// the size the launcher asks for and the layout the kernel uses cannot disagree. Above 48 KB per
-/// block a kernel must opt in with cudaFuncSetAttribute(); a request beyond what the device allows
-/// is refused with both numbers in the message.
+/// parameter), and the kernel carves it into its arrays by offset arithmetic, each array starting
+/// where the one before it ends. Above 48 KB per block a kernel must opt in with
+/// cudaFuncSetAttribute(); a request beyond what the device allows is refused with both numbers in
+/// the message. The loops are chapter 2's, with run-time trip counts.
 ///
-/// The matrix product takes any tile width that is a multiple of 4 up to 32, conv2d any odd mask
-/// up to 63 x 63 and any block width up to 32, conv1d any mask length up to kMaxTaps.
+/// The matrix product takes any tile width up to 32, conv2d any odd mask up to 63 x 63 and any
+/// block width up to 32, conv1d any mask length up to kMaxTaps. At the end,
+/// going further: the launchers of namespace ch03::dispatch (`--variant dispatch`) send the sizes
+/// they have compiled instances for to those, and every other size to the kernels above.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -28,178 +29,77 @@
 /// Chapter 3: the dynamic shared buffer.
 namespace ch03 {
 
-/// The exercises of this chapter, for the hint printed when a check fails.
+/// The exercises of this chapter, for the hint printed when a check fails. 3.5 is optional: until
+/// it is done, `--variant dispatch` runs the kernels of the main part.
 inline constexpr course::Exercise kExercises[] = {
-    {"3.1", "matmul", "carve the buffer into the A tile (16-byte aligned) and the B tile"},
-    {"3.1", "minplus", "carve the buffer into the A tile (16-byte aligned) and the B tile"},
-    {"3.2", "matmul", "one tile entry, the identity outside the matrix"},
-    {"3.2", "minplus", "one tile entry, the identity outside the matrix"},
-    {"3.3", "conv2d", "carve the buffer into the mask (16-byte aligned rows) and the tile"},
-    {"3.4", "conv2d", "stage the input tile with its halo, and the mask, in shared memory"},
-    {"3.5", "conv1d", "carve the buffer into the reversed mask and the input segment"},
-    {"3.6", "conv1d", "stage the reversed mask and the input segment with its halo"},
+    {"3.1", "matmul", "carve the buffer into the A tile and the B tile"},
+    {"3.1", "minplus", "carve the buffer into the A tile and the B tile"},
+    {"3.2", "matmul", "size the buffer, opt in above 48 KB, launch with it"},
+    {"3.2", "minplus", "size the buffer, opt in above 48 KB, launch with it"},
+    {"3.3", "conv2d", "stage the input tile with its run-time halo, and the mask"},
+    {"3.4", "conv1d", "carve the buffer into the reversed mask and the input segment"},
+    {"3.5", "matmul", "optional, --variant dispatch: the tile width to a compiled kernel"},
+    {"3.5", "minplus", "optional, --variant dispatch: the tile width to a compiled kernel"},
 };
 
 /// Tile widths of the matrix product offered by `--tile`, the default first. The kernel takes any
-/// multiple of kQuad up to kMaxTile; these are the ones worth comparing.
+/// width up to kMaxTile; these are the ones worth comparing.
 inline constexpr int kTiles[] = {32, 16, 8};
 /// Block widths of conv2d offered by `--block`, the default first. The kernel takes any width up
 /// to kMaxBlock.
 inline constexpr int kBlocks[] = {32, 16, 8};
 /// The widest tile and block: kMaxTile x kMaxTile = 1024 threads, the most a block can have.
 inline constexpr int kMaxTile = 32;
-/// Floats from one row of the product's B tile to the next, whatever the tile width: a constant,
-/// so that the distance between the B elements a thread reads is known when compiling. The widest
-/// row plus 16 floats: at T = 16 a warp stores two rows, which then fall in different banks.
-inline constexpr int kBPitch = kMaxTile + 16;
 /// The widest conv2d block, for the same reason.
 inline constexpr int kMaxBlock = 32;
-/// Floats in one float4: the kernels read the A tile and the masks four values at a time.
-inline constexpr int kQuad = 4;
-/// Alignment of an array that is read as float4: 16 bytes.
-inline constexpr std::size_t kQuadAlignment = alignof(float4);
-/// Inputs a conv2d thread fetches from global memory before it stores any of them in the tile.
-inline constexpr int kCopiesInFlight = 4;
-/// Whole float4 in a row of the widest mask: conv2d_kernel's switch has a case for each count.
-inline constexpr int kMaxRowQuads = course::kMaxMaskSide / kQuad;
-/// Threads per conv1d block.
-inline constexpr int kConv1dThreads = 256;
-/// Consecutive conv1d outputs per thread: a thread slides a window of 8 inputs over the segment.
-inline constexpr int kOutputsPerThread = kQuad;
-/// conv1d outputs per block: the run of outputs a block computes from one segment.
-inline constexpr int kConv1dRun = kConv1dThreads * kOutputsPerThread;
-/// The longest conv1d mask. The whole mask lives in the buffer next to a segment of
-/// kConv1dRun + kMaxTaps inputs: (4096 + 5120) * 4 B = 36 KB, under the default 48 KB, with room
-/// for 6 blocks per SM on a 228 KB SM. Longer filters are the domain of the FFT.
-inline constexpr int kMaxTaps = 4096;
 /// Dynamic shared memory every block may use without opting in.
 inline constexpr std::size_t kDefaultSharedLimit = 48 * 1024;
 
 static_assert(kTiles[0] <= kMaxTile && kBlocks[0] <= kMaxBlock, "defaults within the limits");
-static_assert(kConv1dRun % kQuad == 0, "the segment is read as float4");
-
-// ---------------------------------------------------------------------------------------------
-// Carving one buffer
-// ---------------------------------------------------------------------------------------------
-
-/// @p offset rounded up to the next multiple of @p alignment (a power of two).
-__host__ __device__ constexpr std::size_t align_up(std::size_t offset, std::size_t alignment) {
-  return (offset + alignment - 1) / alignment * alignment;
-}
-
-/// @p count rounded up to a multiple of kQuad (a whole number of float4).
-__host__ __device__ constexpr int round_up_to_quad(int count) {
-  return (count + kQuad - 1) / kQuad * kQuad;
-}
-
-/// Hands out the arrays of one dynamic shared buffer in order, each at the next offset aligned
-/// for its type (or for the alignment asked for). Built without a buffer it only measures:
-/// take() returns nullptr and bytes() adds up the layout; the launchers size the buffer this way.
-/// Built on the kernel's buffer it returns each array's address, or nullptr for an array that
-/// would end beyond the buffer's capacity.
-class SharedCarver {
- public:
-  /// A carver that only measures.
-  __host__ __device__ constexpr SharedCarver() {}
-  /// A carver over @p capacity bytes at @p base.
-  __host__ __device__ constexpr SharedCarver(unsigned char* base, std::size_t capacity)
-      : base_(base), capacity_(capacity) {}
-
-  /// The next array of @p count elements of T, starting at a multiple of @p alignment bytes.
-  template <typename T>
-  __host__ __device__ constexpr T* take(int count, std::size_t alignment = alignof(T)) {
-    const std::size_t start = align_up(used_, alignment);
-    used_ = start + static_cast<std::size_t>(count) * sizeof(T);
-    if (base_ == nullptr || used_ > capacity_)
-      return nullptr;
-    return reinterpret_cast<T*>(base_ + start);
-  }
-
-  /// Bytes from the start of the buffer to the end of the last array taken.
-  __host__ __device__ constexpr std::size_t bytes() const { return used_; }
-
- private:
-  unsigned char* base_ = nullptr;
-  std::size_t capacity_ = 0;
-  std::size_t used_ = 0;
-};
 
 /// The size of this launch's dynamic shared buffer (the third launch parameter), as the hardware
-/// reports it: the kernel checks its layout against it instead of trusting the launcher.
+/// reports it: a kernel checks its layout against it instead of trusting the launcher.
 __device__ __forceinline__ std::size_t dynamic_shared_bytes() {
   unsigned bytes = 0;
   asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
   return bytes;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Matrix product
-// ---------------------------------------------------------------------------------------------
-
-/// The arrays of product_kernel's buffer.
-struct ProductBuffer {
-  float* a_tile = nullptr;  ///< tile x tile: A[row of the block + r][step + c] at r * tile + c
-  float* b_tile = nullptr;  ///< tile rows: B[step + r][column of the block + c] at r * kBPitch + c
-  /// Whether every array fitted in the buffer.
-  __host__ __device__ constexpr bool complete() const {
-    return a_tile != nullptr && b_tile != nullptr;
-  }
-};
-
-/// Carves product_kernel's buffer for tile width @p tile. The kernel reads a row of the A tile
-/// four floats at a time, so the A tile starts on a 16-byte boundary (and tile is a multiple of
-/// 4, so every row does too). The B tile has tile rows of kBPitch floats, of which the first tile
-/// are used. Run without a buffer it sizes the launch: product_shared_bytes().
-__host__ __device__ constexpr ProductBuffer carve_product_buffer(SharedCarver& carver, int tile) {
-  ProductBuffer buffer;
-  // EXERCISE 3.1 begin: carve the buffer into the A tile (16-byte aligned) and the B tile
-  buffer.a_tile = carver.take<float>(tile * tile, kQuadAlignment);
-  buffer.b_tile = carver.take<float>(tile * kBPitch);
-  // EXERCISE 3.1 end
-  return buffer;
-}
-
-/// Bytes of product_kernel's buffer for tile width @p tile: the third launch parameter.
-__host__ __device__ constexpr std::size_t product_shared_bytes(int tile) {
-  SharedCarver sizing;
-  carve_product_buffer(sizing, tile);
-  return sizing.bytes();
-}
-
 /// One tile entry: element (@p r, @p c) of the @p rows x @p cols row-major matrix @p M, or the
 /// semiring's identity where (r, c) falls outside it, so that any m, n, k works.
 template <typename Semiring>
 __device__ float element_or_identity(const float* M, int rows, int cols, int r, int c) {
-  // EXERCISE 3.2 begin: one tile entry, the identity outside the matrix
   return r < rows && c < cols ? M[static_cast<size_t>(r) * cols + c] : Semiring::identity();
-  // EXERCISE 3.2 end
+}
+
+/// Bytes of the product's buffer for tile width @p tile, the third launch parameter: the A tile
+/// and the B tile, tile x tile floats each. T = 32: 8192 bytes.
+__host__ __device__ constexpr std::size_t product_shared_bytes(int tile) {
+  return 2 * static_cast<std::size_t>(tile) * tile * sizeof(float);
 }
 
 /// Matrix product over @p Semiring: a block of tile x tile threads computes a tile x tile tile of
-/// C, thread (x, y) the element in row y and column x of it, where tile = blockDim.x is chosen at
-/// launch. The block walks along k one step of tile at a time. At each step every thread stores
-/// one element of A's tile and one of B's in the dynamic buffer (the semiring's identity where
-/// the tile sticks out of the matrix), the block waits until both tiles are complete, every thread
-/// combines its row of the A tile with its column of the B tile, and the block waits again before
-/// the next step overwrites the tiles. Chapter 2's compiler knew the tile's shape: it unrolled the
-/// loop over the tile, folded every shared-memory offset into its load instruction and read four A
-/// values with one 16-byte load. Here the width is a run-time value, so the kernel keeps what it
-/// can constant: it reads its row of the A tile as float4 itself (one broadcast serves four
-/// steps), the B tile's rows are kBPitch floats apart whatever the width, and the loop is written
-/// for the widest tile with an exit at the width, so the compiler can still unroll it.
+/// C, thread (x, y) the element in row y and column x of it. The block walks along k one step of
+/// tile at a time. At each step every thread stores one element of A's tile and one of B's in
+/// shared memory (the semiring's identity where the tile sticks out of the matrix), the block
+/// waits until both tiles are complete, every thread combines its row of the A tile with its
+/// column of the B tile, and the block waits again before the next step overwrites the tiles.
+/// Each thread fetches its elements of the next step from global memory right after the first
+/// barrier, so those loads are in flight while the block computes from shared memory.
+/// The tile width is an argument: product_kernel passes the one chosen at launch, blockDim.x, and
+/// dispatch::product_kernel, at the end of this file, a constant.
 template <typename Semiring>
-__global__ void __launch_bounds__(kMaxTile* kMaxTile)
-    product_kernel(const float* A, const float* B, float* C, int m, int n, int k) {
-  const int tile = blockDim.x;  // chosen at launch: the block is tile x tile threads
-  extern __shared__ __align__(16) unsigned char shared_buffer[];
-  SharedCarver carver(shared_buffer, dynamic_shared_bytes());
-  const ProductBuffer buffer = carve_product_buffer(carver, tile);
-  // A launch with fewer bytes than the layout needs leaves C unwritten (the check then fails)
+__device__ __forceinline__ void product_block(const float* A, const float* B, float* C, int m,
+                                              int n, int k, int tile) {
+  extern __shared__ __align__(16) float shared_buffer[];  // sized by the launch
+  // EXERCISE 3.1 begin: carve the buffer into the A tile and the B tile
+  float* a_tile = shared_buffer;                // tile x tile floats from offset 0
+  float* b_tile = shared_buffer + tile * tile;  // tile x tile floats right after the A tile
+  // EXERCISE 3.1 end
+  // A launch with fewer bytes than these two tiles leaves C unwritten (the check then fails)
   // instead of reaching past the buffer. Every thread of the block takes the same branch.
-  if (!buffer.complete())
+  if (dynamic_shared_bytes() < product_shared_bytes(tile))
     return;
-  float* a_tile = buffer.a_tile;
-  float* b_tile = buffer.b_tile;
   const int tx = threadIdx.x;  // column within the tile
   const int ty = threadIdx.y;  // row within the tile
   const int row = blockIdx.y * tile + ty;
@@ -212,196 +112,103 @@ __global__ void __launch_bounds__(kMaxTile* kMaxTile)
   float b_next = element_or_identity<Semiring>(B, k, n, ty, col);
   for (int step = 0; step < k; step += tile) {
     a_tile[ty * tile + tx] = a_next;
-    b_tile[ty * kBPitch + tx] = b_next;
+    b_tile[ty * tile + tx] = b_next;
     __syncthreads();  // both tiles are complete before anyone reads them
     // Ask for the next step's elements now; they arrive while the block computes this step.
     a_next = element_or_identity<Semiring>(A, m, k, row, step + tile + tx);
     b_next = element_or_identity<Semiring>(B, k, n, step + tile + ty, col);
-    const float4* a_row = reinterpret_cast<const float4*>(a_tile + ty * tile);
-    const float* b_column = b_tile + tx;
-    // A loop to the run-time width could not be unrolled; this one counts to kMaxTile and stops
-    // at the width. Unrolled, every offset below is a constant, one compare per four steps.
 #pragma unroll
-    for (int p = 0; p < kMaxTile; p += kQuad) {
-      if (p >= tile)
-        break;
-      const float4 a = a_row[p / kQuad];  // a_tile[ty][p .. p + 3]
-      const float* b = b_column + p * kBPitch;
-      acc = Semiring::combine(acc, a.x, b[0]);
-      acc = Semiring::combine(acc, a.y, b[kBPitch]);
-      acc = Semiring::combine(acc, a.z, b[2 * kBPitch]);
-      acc = Semiring::combine(acc, a.w, b[3 * kBPitch]);
-    }
+    for (int p = 0; p < tile; ++p)
+      acc = Semiring::combine(acc, a_tile[ty * tile + p], b_tile[p * tile + tx]);
     __syncthreads();  // nobody still reads the tiles when the next step overwrites them
   }
   if (row < m && col < n)
     C[static_cast<size_t>(row) * n + col] = acc;
 }
 
-// ---------------------------------------------------------------------------------------------
-// conv2d
-// ---------------------------------------------------------------------------------------------
-
-/// Floats per row of the staged mask: @p ml rounded up to a whole number of float4, so that
-/// every row starts on a 16-byte boundary and can be read four entries at a time.
-__host__ __device__ constexpr int mask_pitch(int ml) {
-  return round_up_to_quad(ml);
+/// Matrix product over @p Semiring with the tile width chosen at launch: blockDim.x. One kernel
+/// for every width (product_block()).
+template <typename Semiring>
+__global__ void __launch_bounds__(kMaxTile* kMaxTile)
+    product_kernel(const float* A, const float* B, float* C, int m, int n, int k) {
+  product_block<Semiring>(A, B, C, m, n, k, blockDim.x);  // the block is tile x tile threads
 }
 
-/// The arrays of conv2d_kernel's buffer.
-struct Conv2dBuffer {
-  float* mask_tile = nullptr;  ///< mk rows of mask_pitch(ml) floats: mask[p][q] at p * pitch + q
-  float* tile = nullptr;  ///< (block + mk - 1) x (block + ml - 1) inputs around the block's outputs
-  /// Whether every array fitted in the buffer.
-  __host__ __device__ constexpr bool complete() const {
-    return mask_tile != nullptr && tile != nullptr;
-  }
-};
-
-/// Carves conv2d_kernel's buffer for @p block x @p block outputs and an @p mk x @p ml mask. The
-/// mask is read four entries at a time, so its rows are mask_pitch(ml) floats and it starts on a
-/// 16-byte boundary; it comes first, since the most strictly aligned array first wastes no
-/// padding. Run without a buffer it sizes the launch: conv2d_shared_bytes().
-__host__ __device__ constexpr Conv2dBuffer carve_conv2d_buffer(SharedCarver& carver, int block,
-                                                               int mk, int ml) {
-  Conv2dBuffer buffer;
-  // EXERCISE 3.3 begin: carve the buffer into the mask (16-byte aligned rows) and the tile
-  buffer.mask_tile = carver.take<float>(mk * mask_pitch(ml), kQuadAlignment);
-  buffer.tile = carver.take<float>((block + mk - 1) * (block + ml - 1));
-  // EXERCISE 3.3 end
-  return buffer;
-}
-
-/// @p sum plus the products of the four mask entries @p weights with the inputs they meet: .x with
-/// inputs[0], .y with inputs[-1], .z with inputs[-2], .w with inputs[-3] (as the mask column
-/// grows, the input column falls).
-__device__ __forceinline__ float add_quad(float sum, float4 weights, const float* inputs) {
-  sum += weights.x * inputs[0];
-  sum += weights.y * inputs[-1];
-  sum += weights.z * inputs[-2];
-  sum += weights.w * inputs[-3];
-  return sum;
-}
-
-/// Bytes of conv2d_kernel's buffer for @p block x @p block outputs and an @p mk x @p ml mask: the
-/// third launch parameter. 63 x 63 with 32 x 32 blocks: 63 * 64 * 4 + 94 * 94 * 4 = 51472 bytes,
-/// above the 48 KB default.
+/// Bytes of conv2d's buffer for @p block x @p block outputs and an @p mk x @p ml mask, the third
+/// launch parameter: the mask, mk x ml floats, then the input tile with its halo,
+/// (block + mk - 1) x (block + ml - 1) floats. 63 x 63 with 32 x 32 blocks:
+/// (63 * 63 + 94 * 94) * 4 = 51220 bytes, above the 48 KB default.
 __host__ __device__ constexpr std::size_t conv2d_shared_bytes(int block, int mk, int ml) {
-  SharedCarver sizing;
-  carve_conv2d_buffer(sizing, block, mk, ml);
-  return sizing.bytes();
+  return (static_cast<std::size_t>(mk) * ml +
+          static_cast<std::size_t>(block + mk - 1) * (block + ml - 1)) *
+         sizeof(float);
 }
 
-/// 2D convolution, zero padding, same-size output, with an mk x ml mask: a block of block x block
-/// threads computes as many outputs, thread (x, y) out[y][x]; the block width (blockDim.x) and
-/// the mask are chosen at launch. The block first stages what its outputs need in its dynamic
-/// buffer: the input tile with a halo of mk / 2 rows and ml / 2 columns on each side
-/// ((block + mk - 1) x (block + ml - 1) inputs, zero outside the image, more inputs than threads,
-/// so each thread copies several, kCopiesInFlight loads at a time) and the mask, each row on a
-/// 16-byte boundary. After a barrier every thread sums over the mask from shared memory. A warp
-/// reads four mask elements at a time (one 16-byte broadcast) and consecutive tile elements (32
-/// different banks when block = 32). Chapter 2's compiler unrolled both loops whole, knowing their
-/// trip counts; here the staging fetches its inputs in rounds by hand, and the sum over a mask row
-/// jumps into a sequence unrolled for the widest row (a switch whose cases fall through).
-__global__ void __launch_bounds__(kMaxBlock* kMaxBlock)
-    conv2d_kernel(const float* img, int h, int w, const float* mask, int mk, int ml, float* out) {
-  const int block = blockDim.x;          // chosen at launch: the block is block x block threads
-  const int radius_y = mk / 2;           // halo rows above and below
-  const int radius_x = ml / 2;           // halo columns left and right
-  const int tile_cols = block + ml - 1;  // inputs per tile row
-  const int pitch = mask_pitch(ml);
-  extern __shared__ __align__(16) unsigned char shared_buffer[];
-  SharedCarver carver(shared_buffer, dynamic_shared_bytes());
-  const Conv2dBuffer buffer = carve_conv2d_buffer(carver, block, mk, ml);
-  // A launch with fewer bytes than the layout needs leaves out unwritten (the check then fails)
+/// 2D convolution, zero padding, same-size output, with an mk x ml mask: a block of
+/// block x block threads computes as many outputs, thread (x, y) out[y][x]. The block
+/// first stages what its outputs need in shared memory: the input tile with a halo of mk / 2 rows
+/// and ml / 2 columns on each side ((block + mk - 1) x (block + ml - 1) inputs, zero outside the
+/// image, more inputs than threads, so each thread copies several) and the mask. After a barrier
+/// every thread sums over the mask from shared memory. A warp reads one mask element (a
+/// broadcast) and 32 consecutive tile elements (32 different banks when block = 32) at a time.
+/// The sizes are arguments: conv2d_kernel passes those chosen at launch,
+/// dispatch::conv2d_kernel, at the end of this file, constants.
+__device__ __forceinline__ void conv2d_block(const float* img, int h, int w, const float* mask,
+                                             int mk, int ml, float* out, int block) {
+  const int radius_y = mk / 2;                            // halo rows above and below
+  const int radius_x = ml / 2;                            // halo columns left and right
+  const int tile_cols = block + ml - 1;                   // inputs per tile row
+  extern __shared__ __align__(16) float shared_buffer[];  // sized by the launch
+  float* mask_tile = shared_buffer;                       // mask[p][q] at p * ml + q
+  float* tile = shared_buffer + mk * ml;  // img[first_y + r][first_x + c] at r * tile_cols + c
+  // A launch with fewer bytes than this layout leaves out unwritten (the check then fails)
   // instead of reaching past the buffer. Every thread of the block takes the same branch.
-  if (!buffer.complete())
+  if (dynamic_shared_bytes() < conv2d_shared_bytes(block, mk, ml))
     return;
-  float* tile = buffer.tile;  // img[first_y + r][first_x + c] at tile[r * tile_cols + c]
-  float* mask_tile = buffer.mask_tile;
   const int tx = threadIdx.x;
   const int ty = threadIdx.y;
   const int block_x = blockIdx.x * block;  // the block's first output column ...
   const int block_y = blockIdx.y * block;  // ... and row
   const int x = block_x + tx;
   const int y = block_y + ty;
-  // EXERCISE 3.4 begin: stage the input tile with its halo, and the mask, in shared memory
-  const int tile_size = (block + mk - 1) * tile_cols;  // inputs in the tile
-  const int first_y = block_y - radius_y;              // image row of tile row 0
-  const int first_x = block_x - radius_x;              // image column of tile column 0
-  const int threads = block * block;
-  const int thread = ty * block + tx;
-  // The tile is larger than the block: thread t copies its inputs t, t + threads, ... (counted
-  // row by row). A loop of load-then-store would wait for each load in turn, since its trip
-  // count is not a constant the compiler could unroll; so the copies go in rounds of
-  // kCopiesInFlight: all the loads of a round, then all its stores.
-  for (int round = thread; round < tile_size; round += kCopiesInFlight * threads) {
-    float inputs[kCopiesInFlight];
-#pragma unroll
-    for (int j = 0; j < kCopiesInFlight; ++j) {
-      const int i = round + j * threads;
-      const int source_y = first_y + i / tile_cols;
-      const int source_x = first_x + i % tile_cols;
-      const bool inside =
-          i < tile_size && source_y >= 0 && source_y < h && source_x >= 0 && source_x < w;
-      inputs[j] = inside ? img[static_cast<size_t>(source_y) * w + source_x] : 0.0f;
-    }
-#pragma unroll
-    for (int j = 0; j < kCopiesInFlight; ++j) {
-      const int i = round + j * threads;
-      if (i < tile_size)
-        tile[i] = inputs[j];
+  // EXERCISE 3.3 begin: stage the input tile with its run-time halo, and the mask
+  const int tile_rows = block + mk - 1;    // inputs per tile column
+  const int first_y = block_y - radius_y;  // image row of tile row 0
+  const int first_x = block_x - radius_x;  // image column of tile column 0
+  // The tile is larger than the block: the block covers it in block x block patches.
+  for (int r = ty; r < tile_rows; r += block) {
+    const int source_y = first_y + r;
+    for (int c = tx; c < tile_cols; c += block) {
+      const int source_x = first_x + c;
+      const bool inside = source_y >= 0 && source_y < h && source_x >= 0 && source_x < w;
+      tile[r * tile_cols + c] = inside ? img[static_cast<size_t>(source_y) * w + source_x] : 0.0f;
     }
   }
-  for (int i = thread; i < mk * ml; i += threads)
-    mask_tile[(i / ml) * pitch + i % ml] = mask[i];
-  // EXERCISE 3.4 end
+  for (int i = ty * block + tx; i < mk * ml; i += block * block)
+    mask_tile[i] = mask[i];
+  // EXERCISE 3.3 end
   float sum = 0.0f;
   __syncthreads();  // the tile and the mask are complete before anyone reads them
   // out[y][x] sits at tile[ty + radius_y][tx + radius_x]; img[y + radius_y - p][x + radius_x - q]
   // is radius_y - p rows and radius_x - q columns away from it.
   const int center_y = ty + radius_y;
   const int center_x = tx + radius_x;
-  // A mask row is `quads` whole float4 and then 1 or 3 single entries (ml is odd).
-  const int quads = ml / kQuad;
-  static_assert(kMaxRowQuads == 15, "the switch below has a case for 1 to kMaxRowQuads quads");
+#pragma unroll
   for (int p = 0; p < mk; ++p) {
-    const float* mask_row = mask_tile + p * pitch;
-    const float4* weights = reinterpret_cast<const float4*>(mask_row);
-    const float* inputs = tile + (center_y + radius_y - p) * tile_cols + center_x + radius_x;
-    // A loop over the quads would have a run-time trip count and stay rolled. Instead the switch
-    // jumps into the loop unrolled for the widest row: case n adds quads n - 1, ..., 0, falling
-    // through from each case to the next, every offset a constant.
-    // clang-format off
-    switch (quads) {
-      case 15: sum = add_quad(sum, weights[14], inputs - 14 * kQuad); [[fallthrough]];
-      case 14: sum = add_quad(sum, weights[13], inputs - 13 * kQuad); [[fallthrough]];
-      case 13: sum = add_quad(sum, weights[12], inputs - 12 * kQuad); [[fallthrough]];
-      case 12: sum = add_quad(sum, weights[11], inputs - 11 * kQuad); [[fallthrough]];
-      case 11: sum = add_quad(sum, weights[10], inputs - 10 * kQuad); [[fallthrough]];
-      case 10: sum = add_quad(sum, weights[9], inputs - 9 * kQuad); [[fallthrough]];
-      case 9: sum = add_quad(sum, weights[8], inputs - 8 * kQuad); [[fallthrough]];
-      case 8: sum = add_quad(sum, weights[7], inputs - 7 * kQuad); [[fallthrough]];
-      case 7: sum = add_quad(sum, weights[6], inputs - 6 * kQuad); [[fallthrough]];
-      case 6: sum = add_quad(sum, weights[5], inputs - 5 * kQuad); [[fallthrough]];
-      case 5: sum = add_quad(sum, weights[4], inputs - 4 * kQuad); [[fallthrough]];
-      case 4: sum = add_quad(sum, weights[3], inputs - 3 * kQuad); [[fallthrough]];
-      case 3: sum = add_quad(sum, weights[2], inputs - 2 * kQuad); [[fallthrough]];
-      case 2: sum = add_quad(sum, weights[1], inputs - kQuad); [[fallthrough]];
-      case 1: sum = add_quad(sum, weights[0], inputs); [[fallthrough]];
-      default: break;
-    }
-    // clang-format on
-    // The single entries after the quads: 1, or 3 when ml % 4 == 3.
-    const int q = quads * kQuad;
-    sum += mask_row[q] * inputs[-q];
-    if (ml - q == 3) {
-      sum += mask_row[q + 1] * inputs[-q - 1];
-      sum += mask_row[q + 2] * inputs[-q - 2];
-    }
+#pragma unroll
+    for (int q = 0; q < ml; ++q)
+      sum += mask_tile[p * ml + q] *
+             tile[(center_y + radius_y - p) * tile_cols + center_x + radius_x - q];
   }
   if (x < w && y < h)
     out[static_cast<size_t>(y) * w + x] = sum;
+}
+
+/// 2D convolution with the mask size and the block width chosen at launch: the block is
+/// blockDim.x x blockDim.x threads. One kernel for every mask and width (conv2d_block()).
+__global__ void __launch_bounds__(kMaxBlock* kMaxBlock)
+    conv2d_kernel(const float* img, int h, int w, const float* mask, int mk, int ml, float* out) {
+  conv2d_block(img, h, w, mask, mk, ml, out, blockDim.x);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -443,20 +250,16 @@ void prepare_dynamic_shared(void (*kernel)(Args...), std::size_t bytes, const st
   }
 }
 
-/// Throws std::invalid_argument unless @p tile is a tile width the product kernel takes: a
-/// multiple of kQuad (its A rows are read as float4) from kQuad to kMaxTile (one thread per tile
-/// element, at most 1024 per block).
-inline void require_valid_tile(int tile) {
-  course::require(tile >= kQuad && tile <= kMaxTile && tile % kQuad == 0,
-                  "tile width " + std::to_string(tile) + " is not possible: chapter 3 takes a " +
-                      "multiple of " + std::to_string(kQuad) + " from " + std::to_string(kQuad) +
-                      " to " + std::to_string(kMaxTile));
-}
+/// The signature of every product kernel of this chapter.
+using ProductKernel = void (*)(const float* A, const float* B, float* C, int m, int n, int k);
 
-/// Launches product_kernel for @p Semiring with the tile width @p tile.
+/// Launches @p kernel, a product kernel for @p Semiring (product_kernel unless another is given),
+/// with the tile width @p tile: 1 to kMaxTile (one thread per tile element, at most 1024 per
+/// block).
 template <typename Semiring>
 void launch_product(const float* A, const float* B, float* C, int m, int n, int k,
-                    cudaStream_t stream, int tile) {
+                    cudaStream_t stream, int tile,
+                    ProductKernel kernel = product_kernel<Semiring>) {
   course::require_positive(m, "m");
   course::require_positive(n, "n");
   course::require_positive(k, "k");
@@ -464,13 +267,16 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
   course::require(k <= INT_MAX - 2 * kMaxTile, "k = " + std::to_string(k) +
                                                    " is too large: at most " +
                                                    std::to_string(INT_MAX - 2 * kMaxTile));
-  require_valid_tile(tile);
-  const auto kernel = product_kernel<Semiring>;
-  const std::size_t bytes = product_shared_bytes(tile);
-  prepare_dynamic_shared(kernel, bytes, "the product with tile width " + std::to_string(tile));
+  course::require(tile >= 1 && tile <= kMaxTile, "tile width " + std::to_string(tile) +
+                                                     " is not possible: chapter 3 takes 1 to " +
+                                                     std::to_string(kMaxTile));
   const dim3 block(tile, tile);
   const dim3 grid = course::grid_2d(n, m, block);  // x walks columns
+  // EXERCISE 3.2 begin: size the buffer, opt in above 48 KB, launch with it
+  const std::size_t bytes = product_shared_bytes(tile);
+  prepare_dynamic_shared(kernel, bytes, "the product with tile width " + std::to_string(tile));
   kernel<<<grid, block, bytes, stream>>>(A, B, C, m, n, k);
+  // EXERCISE 3.2 end
   COURSE_CHECK_LAUNCH(kernel, grid, block, bytes, stream);
 }
 
@@ -488,9 +294,16 @@ inline void minplus(const float* A, const float* B, float* C, int m, int n, int 
   launch_product<course::MinPlus>(A, B, C, m, n, k, stream, tile);
 }
 
-/// Throws std::invalid_argument unless @p mk x @p ml is a mask conv2d takes: odd sides from 1 to
-/// course::kMaxMaskSide.
-inline void require_valid_mask(int mk, int ml) {
+/// The signature of every conv2d kernel of this chapter.
+using Conv2dKernel = void (*)(const float* img, int h, int w, const float* mask, int mk, int ml,
+                              float* out);
+
+/// Launches @p kernel, a conv2d kernel, with @p block_width squared threads per block: odd mask
+/// sides from 1 to course::kMaxMaskSide, block widths from 1 to kMaxBlock.
+inline void launch_conv2d(Conv2dKernel kernel, const float* img, int h, int w, const float* mask,
+                          int mk, int ml, float* out, cudaStream_t stream, int block_width) {
+  course::require_positive(h, "h");
+  course::require_positive(w, "w");
   const auto valid = [](int side) {
     return side >= 1 && side <= course::kMaxMaskSide && side % 2 == 1;
   };
@@ -498,13 +311,18 @@ inline void require_valid_mask(int mk, int ml) {
                   "a " + std::to_string(mk) + "x" + std::to_string(ml) +
                       " mask is not possible: the sides must be odd, from 1 to " +
                       std::to_string(course::kMaxMaskSide));
-}
-
-/// Throws std::invalid_argument unless @p block is a conv2d block width: 1 to kMaxBlock.
-inline void require_valid_block(int block) {
-  course::require(block >= 1 && block <= kMaxBlock, "block width " + std::to_string(block) +
-                                                        " is not possible: chapter 3 takes 1 to " +
-                                                        std::to_string(kMaxBlock));
+  course::require(block_width >= 1 && block_width <= kMaxBlock,
+                  "block width " + std::to_string(block_width) +
+                      " is not possible: chapter 3 takes 1 to " + std::to_string(kMaxBlock));
+  const std::size_t bytes = conv2d_shared_bytes(block_width, mk, ml);
+  prepare_dynamic_shared(kernel, bytes,
+                         "conv2d with a " + std::to_string(mk) + "x" + std::to_string(ml) +
+                             " mask and " + std::to_string(block_width) + "x" +
+                             std::to_string(block_width) + " blocks");
+  const dim3 block(block_width, block_width);
+  const dim3 grid = course::grid_2d(w, h, block);
+  kernel<<<grid, block, bytes, stream>>>(img, h, w, mask, mk, ml, out);
+  COURSE_CHECK_LAUNCH(kernel, grid, block, bytes, stream);
 }
 
 /// Convolves the h x w image @p img with the odd mk x ml @p mask (zero padding) into @p out, one
@@ -513,34 +331,32 @@ inline void require_valid_block(int block) {
 /// 32).
 inline void conv2d(const float* img, int h, int w, const float* mask, int mk, int ml, float* out,
                    cudaStream_t stream, int block_width = kBlocks[0]) {
-  course::require_positive(h, "h");
-  course::require_positive(w, "w");
-  require_valid_mask(mk, ml);
-  require_valid_block(block_width);
-  const std::size_t bytes = conv2d_shared_bytes(block_width, mk, ml);
-  prepare_dynamic_shared(conv2d_kernel, bytes,
-                         "conv2d with a " + std::to_string(mk) + "x" + std::to_string(ml) +
-                             " mask and " + std::to_string(block_width) + "x" +
-                             std::to_string(block_width) + " blocks");
-  const dim3 block(block_width, block_width);
-  const dim3 grid = course::grid_2d(w, h, block);
-  conv2d_kernel<<<grid, block, bytes, stream>>>(img, h, w, mask, mk, ml, out);
-  COURSE_CHECK_LAUNCH(conv2d_kernel, grid, block, bytes, stream);
+  launch_conv2d(conv2d_kernel, img, h, w, mask, mk, ml, out, stream, block_width);
 }
 
 // ---------------------------------------------------------------------------------------------
 // conv1d
 // ---------------------------------------------------------------------------------------------
 
-/// The arrays of conv1d_kernel's buffer for an m-tap mask, with taps = round_up_to_quad(m).
-struct Conv1dBuffer {
-  float* mask_tile = nullptr;  ///< taps floats: b[m - 1 - q] at q, 0 for q >= m
-  float* segment = nullptr;    ///< kConv1dRun + taps inputs: a[first + s] at s, 0 outside a
-  /// Whether every array fitted in the buffer.
-  __host__ __device__ constexpr bool complete() const {
-    return mask_tile != nullptr && segment != nullptr;
-  }
-};
+/// Floats in one float4: conv1d reads its mask and its segment four values at a time.
+inline constexpr int kQuad = 4;
+/// Threads per conv1d block.
+inline constexpr int kConv1dThreads = 256;
+/// Consecutive conv1d outputs per thread: a thread slides a window of 8 inputs over the segment.
+inline constexpr int kOutputsPerThread = kQuad;
+/// conv1d outputs per block: the run of outputs a block computes from one segment.
+inline constexpr int kConv1dRun = kConv1dThreads * kOutputsPerThread;
+/// The longest conv1d mask. The whole mask lives in the buffer next to a segment of
+/// kConv1dRun + kMaxTaps inputs: (4096 + 5120) * 4 B = 36 KB, under the default 48 KB, with room
+/// for 6 blocks per SM on a 228 KB SM. Longer filters are the domain of the FFT.
+inline constexpr int kMaxTaps = 4096;
+
+static_assert(kConv1dRun % kQuad == 0, "the segment is read as float4");
+
+/// @p count rounded up to a multiple of kQuad (a whole number of float4).
+__host__ __device__ constexpr int round_up_to_quad(int count) {
+  return (count + kQuad - 1) / kQuad * kQuad;
+}
 
 /// Floats of conv1d's input segment for an @p m-tap mask: the block's kConv1dRun outputs need
 /// kConv1dRun + m - 1 inputs; rounded up so that the last thread's last float4 read stays inside.
@@ -548,23 +364,11 @@ __host__ __device__ constexpr int segment_length(int m) {
   return kConv1dRun + round_up_to_quad(m);
 }
 
-/// Carves conv1d_kernel's buffer for an @p m-tap mask. Both arrays are read as float4, so both
-/// start on a 16-byte boundary. Run without a buffer it sizes the launch: conv1d_shared_bytes().
-__host__ __device__ constexpr Conv1dBuffer carve_conv1d_buffer(SharedCarver& carver, int m) {
-  Conv1dBuffer buffer;
-  // EXERCISE 3.5 begin: carve the buffer into the reversed mask and the input segment
-  buffer.mask_tile = carver.take<float>(round_up_to_quad(m), kQuadAlignment);
-  buffer.segment = carver.take<float>(segment_length(m), kQuadAlignment);
-  // EXERCISE 3.5 end
-  return buffer;
-}
-
-/// Bytes of conv1d_kernel's buffer for an @p m-tap mask: the third launch parameter.
+/// Bytes of conv1d's buffer for an @p m-tap mask, the third launch parameter: the reversed mask,
+/// round_up_to_quad(m) floats, then the segment, segment_length(m) floats.
 /// 127 taps: (128 + 1152) * 4 = 5120 bytes; kMaxTaps: (4096 + 5120) * 4 = 36864 bytes.
 __host__ __device__ constexpr std::size_t conv1d_shared_bytes(int m) {
-  SharedCarver sizing;
-  carve_conv1d_buffer(sizing, m);
-  return sizing.bytes();
+  return (static_cast<std::size_t>(round_up_to_quad(m)) + segment_length(m)) * sizeof(float);
 }
 
 /// Throws std::invalid_argument unless @p m is a mask length conv1d takes: 1 to kMaxTaps.
@@ -585,18 +389,17 @@ inline void require_valid_taps(int m) {
 __global__ void __launch_bounds__(kConv1dThreads)
     conv1d_kernel(const float* a, int n, const float* b, int m, float* y) {
   const int taps = round_up_to_quad(m);  // mask length in whole float4, zeros at the end
-  extern __shared__ __align__(16) unsigned char shared_buffer[];
-  SharedCarver carver(shared_buffer, dynamic_shared_bytes());
-  const Conv1dBuffer buffer = carve_conv1d_buffer(carver, m);
-  // A launch with fewer bytes than the layout needs leaves y unwritten (the check then fails)
-  // instead of reaching past the buffer. Every thread of the block takes the same branch.
-  if (!buffer.complete())
+  extern __shared__ __align__(16) float shared_buffer[];  // sized by the launch
+  // EXERCISE 3.4 begin: carve the buffer into the reversed mask and the input segment
+  float* mask_tile = shared_buffer;       // taps floats from offset 0: 16-byte aligned
+  float* segment = shared_buffer + taps;  // taps is a multiple of 4: 16-byte aligned too
+  // EXERCISE 3.4 end
+  // A launch with fewer bytes than this layout leaves y unwritten (the check then fails) instead
+  // of reaching past the buffer. Every thread of the block takes the same branch.
+  if (dynamic_shared_bytes() < conv1d_shared_bytes(m))
     return;
-  float* mask_tile = buffer.mask_tile;
-  float* segment = buffer.segment;
   const long long run_start = static_cast<long long>(blockIdx.x) * kConv1dRun;  // first output
   const long long length = static_cast<long long>(n) + m - 1;
-  // EXERCISE 3.6 begin: stage the reversed mask and the input segment with its halo
   for (int q = threadIdx.x; q < taps; q += kConv1dThreads)
     mask_tile[q] = q < m ? b[m - 1 - q] : 0.0f;
   const long long first = run_start - (m - 1);  // input index of segment[0]
@@ -605,7 +408,6 @@ __global__ void __launch_bounds__(kConv1dThreads)
     const long long source = first + s;
     segment[s] = s < needed && source >= 0 && source < n ? a[source] : 0.0f;
   }
-  // EXERCISE 3.6 end
   __syncthreads();  // the mask and the segment are complete before anyone reads them
   // Thread t computes outputs run_start + 4t + r, r = 0..3: output u of the run is the sum over q
   // of mask_tile[q] * segment[u + q]. For taps q .. q + 3 the thread needs segment[4t + q ..
@@ -646,5 +448,104 @@ inline void conv1d(const float* a, int n, const float* b, int m, float* y, cudaS
   conv1d_kernel<<<grid, block, bytes, stream>>>(a, n, b, m, y);
   COURSE_CHECK_LAUNCH(conv1d_kernel, grid, block, bytes, stream);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Going further: dispatch to compiled sizes (--variant dispatch)
+// ---------------------------------------------------------------------------------------------
+
+/// The run-time sizes sent to kernels compiled for them, as production code does: a `switch` over
+/// the sizes it has compiled instances for, each instance the code of the main part with its sizes
+/// as template parameters, so that the compiler unrolls its loops and folds its offsets as it did
+/// in chapter 2. Every other size goes to the kernels of the main part, so the launchers take
+/// exactly what theirs take. conv1d has no variant here: `--variant dispatch` runs ch03::conv1d.
+namespace dispatch {
+
+/// Square mask sides that conv2d has compiled instances for, with kBlock x kBlock blocks: those
+/// of chapter 2, the default first.
+inline constexpr int kMaskSides[] = {13, 1, 3, 5, 7, 9, 11};
+/// The conv2d block width of the compiled instances: the default.
+inline constexpr int kBlock = kBlocks[0];
+/// Threads an SM of compute capability 8.0 or 9.0 runs at once.
+inline constexpr int kThreadsPerSm = 2048;
+
+/// product_block() compiled for the tile width @p Tile: every width of ch03::kTiles has one.
+/// The bounds ask for kThreadsPerSm / (Tile * Tile) blocks per SM, so the compiler keeps each
+/// thread to at most 32 registers (65536 / 2048): with 34, only one block of 1024 threads fits.
+template <typename Semiring, int Tile>
+__global__ void __launch_bounds__(Tile* Tile, kThreadsPerSm / (Tile * Tile))
+    product_kernel(const float* A, const float* B, float* C, int m, int n, int k) {
+  product_block<Semiring>(A, B, C, m, n, k, Tile);
+}
+
+/// conv2d_block() compiled for Block x Block blocks and a Mask x Mask mask; @p mk and @p ml are
+/// Mask, as the launcher checked.
+template <int Block, int Mask>
+__global__ void __launch_bounds__(Block* Block, kThreadsPerSm / (Block * Block))
+    conv2d_kernel(const float* img, int h, int w, const float* mask, int mk, int ml, float* out) {
+  (void)mk;
+  (void)ml;
+  conv2d_block(img, h, w, mask, Mask, Mask, out, Block);
+}
+
+/// Launches the product over @p Semiring for the tile width @p tile: the compiled instance when
+/// there is one, ch03::product_kernel otherwise.
+template <typename Semiring>
+void launch_product(const float* A, const float* B, float* C, int m, int n, int k,
+                    cudaStream_t stream, int tile) {
+  // EXERCISE 3.5 begin: optional, --variant dispatch: the tile width to a compiled kernel
+  switch (tile) {  // the widths of ch03::kTiles
+    case 32:
+      ch03::launch_product<Semiring>(A, B, C, m, n, k, stream, tile, product_kernel<Semiring, 32>);
+      break;
+    case 16:
+      ch03::launch_product<Semiring>(A, B, C, m, n, k, stream, tile, product_kernel<Semiring, 16>);
+      break;
+    case 8:
+      ch03::launch_product<Semiring>(A, B, C, m, n, k, stream, tile, product_kernel<Semiring, 8>);
+      break;
+    default:  // no compiled instance: the kernel of the main part
+      ch03::launch_product<Semiring>(A, B, C, m, n, k, stream, tile);
+  }
+  // EXERCISE 3.5 end
+}
+
+/// ch03::matmul through the compiled instances: the same results, and for the widths of
+/// ch03::kTiles the speed of kernels compiled for them. @p tile as for ch03::matmul.
+inline void matmul(const float* A, const float* B, float* C, int m, int n, int k,
+                   cudaStream_t stream, int tile = kTiles[0]) {
+  launch_product<course::PlusTimes>(A, B, C, m, n, k, stream, tile);
+}
+
+/// ch03::minplus through the compiled instances. @p tile as for ch03::minplus.
+inline void minplus(const float* A, const float* B, float* C, int m, int n, int k,
+                    cudaStream_t stream, int tile = kTiles[0]) {
+  launch_product<course::MinPlus>(A, B, C, m, n, k, stream, tile);
+}
+
+/// The conv2d kernel compiled for kBlock x kBlock blocks and a @p side x @p side mask, or nullptr
+/// when there is none: kMaskSides[Index] or a later entry of kMaskSides.
+template <std::size_t Index = 0>
+Conv2dKernel compiled_conv2d_kernel(int side) {
+  if constexpr (Index < sizeof(kMaskSides) / sizeof(kMaskSides[0])) {
+    return side == kMaskSides[Index] ? conv2d_kernel<kBlock, kMaskSides[Index]>
+                                     : compiled_conv2d_kernel<Index + 1>(side);
+  } else {
+    (void)side;
+    return nullptr;
+  }
+}
+
+/// ch03::conv2d through the compiled instances: a square mask of kMaskSides with kBlock x kBlock
+/// blocks runs the instance compiled for it, every other mask and block width ch03::conv2d_kernel.
+/// @p block_width as for ch03::conv2d.
+inline void conv2d(const float* img, int h, int w, const float* mask, int mk, int ml, float* out,
+                   cudaStream_t stream, int block_width = kBlocks[0]) {
+  Conv2dKernel kernel = block_width == kBlock && mk == ml ? compiled_conv2d_kernel(mk) : nullptr;
+  if (kernel == nullptr)
+    kernel = ch03::conv2d_kernel;
+  launch_conv2d(kernel, img, h, w, mask, mk, ml, out, stream, block_width);
+}
+
+}  // namespace dispatch
 
 }  // namespace ch03

@@ -6,7 +6,7 @@
 /// The block walks along k four steps at a time: the 64 threads copy a 4 x 64 panel of A
 /// (transposed) and a 4 x 64 panel of B into `xx` and `yy`, then each thread reads 8 + 8 values
 /// per step and combines them into its 64 results. The lesson builds the kernel in three steps,
-/// each a kernel of its own that `--step` runs:
+/// each a kernel of its own that `--variant` runs:
 ///   1. plain: scalar loads everywhere; the batch copy reads A and B where they are, with bounds
 ///      checks (plain_product_kernel);
 ///   2. float4: a pre-pass copies A transposed and pads both operands with the semiring's
@@ -59,7 +59,7 @@ inline constexpr course::Exercise kExercises[] = {
 // ---------------------------------------------------------------------------------------------
 
 /// The steps in which the lesson builds the product kernel. The launchers take one as their
-/// trailing parameter; `--step` chooses it.
+/// trailing parameter; `--variant` chooses it.
 enum class Step {
   plain,     ///< step 1: scalar loads, A and B read where they are (plain_product_kernel)
   float4,    ///< step 2: padded operands, float4 loads everywhere (float4_product_kernel)
@@ -69,10 +69,10 @@ enum class Step {
 /// A step and its name on the command line.
 struct StepName {
   Step step;         ///< the step
-  const char* name;  ///< its `--step` name
+  const char* name;  ///< its `--variant` name
 };
 
-/// The steps that `--step` offers, the default first: the chapter's solution, then the lesson's
+/// The steps that `--variant` offers, the default first: the chapter's solution, then the lesson's
 /// steps back to the first.
 inline constexpr StepName kSteps[] = {
     {Step::prefetch, "prefetch"}, {Step::float4, "float4"}, {Step::plain, "plain"}};

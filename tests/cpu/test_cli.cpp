@@ -2,6 +2,7 @@
 #include "catch.hpp"
 
 #include "course/cli.hpp"
+#include "course/driver.hpp"
 
 #include <string>
 #include <vector>
@@ -13,7 +14,7 @@ course::ChapterFlags all_flags() {
   flags.tiles = {8, 16, 32};
   flags.blocks = {16, 32};
   flags.mapping = true;
-  flags.steps = {"final", "simple"};
+  flags.variants = {"plain", "dispatch"};
   flags.signal_demo = true;
   flags.max_taps = 4096;
   return flags;
@@ -57,12 +58,12 @@ TEST_CASE("good values parse", "[cli]") {
                               "--block",    "32",
                               "--mapping",  "transposed",
                               "--warmup",   "0",
+                              "--variant",  "dispatch",
                               "--reps",     "3",
                               "--seed",     "18446744073709551615",
                               "--no-check", "--csv",
                               "--height=7", "--width",
-                              "9",          "--no-compare",
-                              "--step",     "simple"});
+                              "9",          "--no-compare"});
   CHECK(options.m == 33);
   CHECK(options.n == 65);
   CHECK(options.signal_length == 65);  // -n is the conv1d signal length too
@@ -75,9 +76,8 @@ TEST_CASE("good values parse", "[cli]") {
   CHECK(options.launch.tile == 16);
   CHECK(options.launch.block == 32);
   CHECK(options.launch.mapping == course::ThreadMapping::transposed);
-  CHECK(options.launch.step == 1);    // the position in ChapterFlags::steps
-  CHECK(parse({}).launch.step == 0);  // the first step offered is the default
-  CHECK(parse({"--step=final"}).launch.step == 0);
+  CHECK(options.launch.variant == "dispatch");
+  CHECK(parse({}).launch.variant.empty());  // the chapter's default, filled in by the driver
   CHECK(options.warmup == 0);
   CHECK(options.reps == 3);
   CHECK(options.seed == 18446744073709551615ull);
@@ -119,10 +119,10 @@ TEST_CASE("bad values are refused with the flag and the value named", "[cli]") {
       {{"--tile", "12"}, "8, 16, 32"},
       {{"--block", "8"}, "--block"},
       {{"--mapping", "diagonal"}, "\"diagonal\""},
-      {{"--step", "fastest"}, "final, simple"},
-      {{"--step", "Final"}, "\"Final\""},
-      {{"--step", ""}, "--step"},
-      {{"--step"}, "--step"},
+      {{"--variant", "fastest"}, "plain, dispatch"},
+      {{"--variant", "Plain"}, "\"Plain\""},
+      {{"--variant", ""}, "--variant"},
+      {{"--variant"}, "--variant"},
       {{"--reps", "0"}, "--reps"},
       {{"--warmup", "-1"}, "--warmup"},
       {{"--seed", "-3"}, "--seed"},
@@ -156,7 +156,7 @@ TEST_CASE("chapter-specific flags exist only where the chapter offers them", "[c
   const course::ChapterFlags none;
   CHECK_THROWS_AS(parse({"--tile", "16"}, none), course::UsageError);
   CHECK_THROWS_AS(parse({"--mapping", "coalesced"}, none), course::UsageError);
-  CHECK_THROWS_AS(parse({"--step", "final"}, none), course::UsageError);
+  CHECK_THROWS_AS(parse({"--variant", "plain"}, none), course::UsageError);
   CHECK_THROWS_AS(parse({"--signal-csv", "x.csv"}, none), course::UsageError);
   course::ChapterFlags compiled_masks;
   compiled_masks.mask_sides = {3, 5, 7, 13};
@@ -167,15 +167,38 @@ TEST_CASE("chapter-specific flags exist only where the chapter offers them", "[c
 
 TEST_CASE("usage lists the flags the chapter offers", "[cli]") {
   const std::string text = course::usage("ch", all_flags());
-  for (const char* flag : {"--problem", "--tile", "--block", "--mapping", "--step", "--signal-csv",
-                           "--reps", "--warmup", "--seed", "--no-check", "--no-compare", "--csv",
-                           "--exercises", "--supports-table", "--help"}) {
+  for (const char* flag : {"--problem", "--tile", "--block", "--mapping", "--variant",
+                           "--signal-csv", "--reps", "--warmup", "--seed", "--no-check",
+                           "--no-compare", "--csv", "--exercises", "--supports-table", "--help"}) {
     INFO(flag);
     CHECK(text.find(flag) != std::string::npos);
   }
+  CHECK(text.find("plain, dispatch") != std::string::npos);
   const std::string plain = course::usage("ch", course::ChapterFlags{});
   CHECK(plain.find("--tile") == std::string::npos);
-  CHECK(plain.find("--step") == std::string::npos);
-  // The reliability harness reads the steps from this line (tests/reliability/common.cmake).
-  CHECK(text.find("--step S          product kernel step: final, simple\n") != std::string::npos);
+  CHECK(plain.find("--variant") == std::string::npos);
+  // The reliability harness reads the variants from this line (tests/reliability/common.cmake).
+  CHECK(
+      text.find("--variant V       kernel variant: plain, dispatch (the first is the default)\n") !=
+      std::string::npos);
+}
+
+TEST_CASE("the driver fills in the default choices and names the variant in reports", "[cli]") {
+  const course::ChapterFlags flags = all_flags();
+  const course::LaunchOptions defaults = course::chosen_launch(parse({}), flags);
+  CHECK(defaults.tile == 8);
+  CHECK(defaults.block == 16);
+  CHECK(defaults.variant == "plain");
+  CHECK(course::describe_variant(course::Problem::conv2d, defaults, flags) ==
+        "block=16 variant=plain");
+  const course::LaunchOptions chosen =
+      course::chosen_launch(parse({"--variant", "dispatch", "--tile", "32"}), flags);
+  CHECK(chosen.variant == "dispatch");
+  CHECK(course::describe_variant(course::Problem::conv1d, chosen, flags) == "variant=dispatch");
+  // No --variant in the chapter: nothing filled in, nothing reported.
+  course::ChapterFlags tiles_only;
+  tiles_only.tiles = {32, 16};
+  const course::LaunchOptions plain = course::chosen_launch(parse({}, tiles_only), tiles_only);
+  CHECK(plain.variant.empty());
+  CHECK(course::describe_variant(course::Problem::matmul, plain, tiles_only) == "tile=32");
 }

@@ -96,16 +96,16 @@ TEST_CASE("the description lists exactly the tiles and blocks offered", "[descri
   CHECK_FALSE(accepted({"--mapping", "transposed"}, flags));
 }
 
-TEST_CASE("the description lists exactly the kernel steps offered", "[describe]") {
+TEST_CASE("the description lists exactly the kernel variants offered", "[describe]") {
   course::ChapterFlags flags;
-  flags.steps = {"prefetch", "float4", "plain"};
+  flags.variants = {"prefetch", "float4", "plain"};
   const course::ChapterSupport support = course::describe_support(4, products_and_conv2d(), flags);
   INFO(support.products);
-  CHECK(mentions(support.products, "kernel step prefetch (default), float4 or plain"));
-  for (const char* step : {"prefetch", "float4", "plain"})
-    CHECK(accepted({"--step", step}, flags));
-  CHECK_FALSE(accepted({"--step", "cp.async"}, flags));
-  CHECK_FALSE(mentions(course::describe_support(4, products_and_conv2d(), {}).products, "step"));
+  CHECK(mentions(support.products, "kernel variant prefetch (default), float4 or plain"));
+  for (const char* variant : {"prefetch", "float4", "plain"})
+    CHECK(accepted({"--variant", variant}, flags));
+  CHECK_FALSE(accepted({"--variant", "cp.async"}, flags));
+  CHECK_FALSE(mentions(course::describe_support(4, products_and_conv2d(), {}).products, "variant"));
 }
 
 TEST_CASE("the description names the problems the chapter has and the tap limit", "[describe]") {

@@ -1,11 +1,21 @@
 // Chapter 3 kernels against the CPU reference, at the awkward sizes of the course design, for tile
 // widths, block widths, mask sizes and mask lengths chosen at run time, the largest of each
-// included. Built twice: against the solution (label "solutions") and against your kernels
-// (label "ch03").
+// included, in both variants (plain, and dispatch to compiled kernels). Built twice: against the
+// solution (label "solutions") and against your kernels (label "ch03"). Which kernel the dispatch
+// picks is the optional exercise 3.5: with your kernels that test runs only on request
+// (COURSE_CHECK=ch03,3.5).
 #include <kernels.cuh>
 
 #include "catch.hpp"
 #include "gpu_support.hpp"
+
+#include "course/device_info.hpp"
+
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 namespace testing = course::testing;
 using course::Problem;
@@ -15,17 +25,44 @@ using testing::test_seed;
 namespace {
 
 // Tile widths: the three that --tile offers (the first is the default), and widths that no
-// chapter compiles, which only a run-time width can have.
-constexpr int kTileChoices[] = {32, 16, 8, 4, 12, 24};
+// chapter compiles, which only a run-time width can have (odd ones: a warp spans parts of rows).
+constexpr int kTileChoices[] = {32, 16, 8, 4, 12, 24, 13};
 
 // conv2d block widths: the three that --block offers (the first is the default), and odd widths,
 // where a warp spans parts of several tile rows.
 constexpr int kBlockChoices[] = {32, 16, 8, 5, 13};
 
+// Square conv2d masks beyond the course's: every side the dispatch compiles, and one it does not.
+const std::vector<course::testing::MaskShape> kSquareMasks = {
+    {5, 5}, {7, 7}, {9, 9}, {11, 11}, {15, 15}};
+
 // The dynamic shared bytes of the last checked launch.
 std::size_t last_launch_bytes() {
   const auto& log = course::launch_log();
   return log.empty() ? 0 : log.back().dynamic_shared_bytes;
+}
+
+// The readable name of the kernel of the last checked launch, e.g.
+// "ch03::dispatch::product_kernel<course::PlusTimes, 32>".
+std::string last_launch_kernel() {
+  const auto& log = course::launch_log();
+  return log.empty() ? std::string() : course::query_kernel(log.back()).name;
+}
+
+// Whether the test of which kernel the dispatch picks runs here: always for the solution; for
+// your kernels only when COURSE_CHECK names 3.5 too (the exercise is optional).
+bool dispatch_choice_checked() {
+  if (COURSE_TEST_IS_SOLUTION)
+    return true;
+  const char* wanted = std::getenv("COURSE_CHECK");
+  std::istringstream names(wanted != nullptr ? wanted : "");
+  for (std::string name; std::getline(names, name, ',');) {
+    if (name == "3.5" || name == "all")
+      return true;
+  }
+  std::cout << "SKIPPED: optional exercise 3.5 is checked on request: COURSE_CHECK=ch03,3.5 "
+               "ctest --test-dir <build> -L ch03\n";
+  return false;
 }
 
 }  // namespace
@@ -42,7 +79,7 @@ TEST_CASE("ch03 matmul and minplus match the reference at the course's sizes, ev
 
 TEST_CASE("ch03 products launch with the buffer their tile width needs", "[gpu]") {
   COURSE_REQUIRE_GPU();
-  for (int tile : {32, 16, 8, 4}) {
+  for (int tile : {32, 16, 8, 4, 13}) {
     const auto seed = test_seed({5, tile});
     INFO("tile " << tile << ", seed " << seed);
     const auto product =
@@ -50,8 +87,8 @@ TEST_CASE("ch03 products launch with the buffer their tile width needs", "[gpu]"
     INFO(product.summary(45));
     CHECK(product.passed);
     CHECK(last_launch_bytes() == ch03::product_shared_bytes(tile));
-    // The A tile, then tile rows of B, each kBPitch floats.
-    CHECK(last_launch_bytes() == (tile * tile + tile * std::size_t{ch03::kBPitch}) * sizeof(float));
+    // The A tile, then the B tile, tile x tile floats each.
+    CHECK(last_launch_bytes() == 2 * std::size_t(tile) * tile * sizeof(float));
   }
 }
 
@@ -106,4 +143,81 @@ TEST_CASE("ch03 conv1d matches the reference, from 1 tap to the largest mask", "
     CHECK(last_launch_bytes() == ch03::conv1d_shared_bytes(m));
   };
   testing::check_conv1d(conv1d, shapes);
+}
+
+TEST_CASE("ch03 dispatch matmul and minplus match the reference at the course's sizes, every tile",
+          "[gpu]") {
+  COURSE_REQUIRE_GPU();
+  for (int tile : kTileChoices) {
+    INFO("tile " << tile << ", dispatch");
+    testing::check_products_at_course_sizes(with_choice(ch03::dispatch::matmul, tile),
+                                            with_choice(ch03::dispatch::minplus, tile));
+  }
+}
+
+TEST_CASE("ch03 dispatch conv2d matches the reference, compiled masks and the others", "[gpu]") {
+  COURSE_REQUIRE_GPU();
+  const auto images = testing::shapes(testing::kImageShapes, {{31, 33}, {64, 65}, {97, 70}});
+  auto masks = testing::shapes(testing::kMaskShapes, kSquareMasks);
+  masks.push_back({course::kMaxMaskSide, course::kMaxMaskSide});
+  for (int block : {32, 16, 13}) {
+    INFO("block " << block << ", dispatch");
+    testing::check_conv2d(with_choice(ch03::dispatch::conv2d, block), images, masks);
+  }
+}
+
+TEST_CASE("ch03 dispatch runs the kernel compiled for a size, and the plain one for the others",
+          "[gpu]") {
+  COURSE_REQUIRE_GPU();
+  if (!dispatch_choice_checked())
+    return;
+  // The kernels are named, not referred to, so that this file compiles no kernel of the dispatch
+  // that your kernels.cuh does not launch.
+  const struct {
+    int tile;
+    const char* matmul;
+    const char* minplus;
+  } products[] = {
+      {32, "ch03::dispatch::product_kernel<course::PlusTimes, 32>",
+       "ch03::dispatch::product_kernel<course::MinPlus, 32>"},
+      {16, "ch03::dispatch::product_kernel<course::PlusTimes, 16>",
+       "ch03::dispatch::product_kernel<course::MinPlus, 16>"},
+      {8, "ch03::dispatch::product_kernel<course::PlusTimes, 8>",
+       "ch03::dispatch::product_kernel<course::MinPlus, 8>"},
+      {12, "ch03::product_kernel<course::PlusTimes>", "ch03::product_kernel<course::MinPlus>"},
+      {5, "ch03::product_kernel<course::PlusTimes>", "ch03::product_kernel<course::MinPlus>"},
+  };
+  for (const auto& expected : products) {
+    const auto seed = test_seed({7, expected.tile});
+    INFO("tile " << expected.tile << ", seed " << seed
+                 << " (optional exercise 3.5: the compiled kernel for 32, 16 and 8)");
+    const auto matmul = testing::run_product(with_choice(ch03::dispatch::matmul, expected.tile),
+                                             Problem::matmul, 70, 45, 99, seed);
+    CHECK(matmul.passed);
+    CHECK(last_launch_kernel() == expected.matmul);
+    const auto minplus = testing::run_product(with_choice(ch03::dispatch::minplus, expected.tile),
+                                              Problem::minplus, 70, 45, 99, seed);
+    CHECK(minplus.passed);
+    CHECK(last_launch_kernel() == expected.minplus);
+  }
+  const struct {
+    int block, mk, ml;
+    const char* kernel;
+  } convolutions[] = {
+      {32, 13, 13, "ch03::dispatch::conv2d_kernel<32, 13>"},
+      {32, 1, 1, "ch03::dispatch::conv2d_kernel<32, 1>"},
+      {32, 5, 5, "ch03::dispatch::conv2d_kernel<32, 5>"},
+      {32, 5, 3, "ch03::conv2d_kernel"},
+      {32, 15, 15, "ch03::conv2d_kernel"},
+      {16, 13, 13, "ch03::conv2d_kernel"},
+  };
+  for (const auto& expected : convolutions) {
+    const auto seed = test_seed({8, expected.block, expected.mk, expected.ml});
+    INFO("block " << expected.block << ", mask " << expected.mk << "x" << expected.ml << ", seed "
+                  << seed);
+    const auto result = testing::run_conv2d(with_choice(ch03::dispatch::conv2d, expected.block), 45,
+                                            70, expected.mk, expected.ml, seed);
+    CHECK(result.passed);
+    CHECK(last_launch_kernel() == expected.kernel);
+  }
 }

@@ -34,7 +34,8 @@ course::DeviceInfo round_device() {
   return device;
 }
 
-// A row of `implementation` on `workload` that took `median_ms`, with the rate that implies.
+// A row of `implementation` on `workload` that took `median_ms`, with the rate that implies. A
+// label with a space after the chapter ("ch03 dispatch") is that chapter's variant.
 Row make_row(const Workload& workload, const std::string& implementation, int chapter,
              double median_ms, Status status = Status::pass) {
   Row row;
@@ -42,6 +43,9 @@ Row make_row(const Workload& workload, const std::string& implementation, int ch
   row.workload = workload;
   row.implementation = implementation;
   row.chapter = chapter;
+  const std::size_t space = implementation.find(' ');
+  if (chapter > 0 && space != std::string::npos)
+    row.variant = implementation.substr(space + 1);
   row.status = status;
   row.result.problem = workload.problem;
   row.result.timing.median_ms = median_ms;
@@ -188,32 +192,80 @@ TEST_CASE("ratios: speedup over the previous chapter, shares of cuBLAS and the b
   CHECK_FALSE(rows[6].cublas_percent);
 }
 
+TEST_CASE("a chapter's variant is its best: the next chapter's speedup is over it", "[ladder]") {
+  const Workload conv2d = course::conv2d_workload(8192, 8192, 13, 13);
+  std::vector<Row> rows = {
+      make_row(kMatmul4096, "ch02", 2, 20.0),
+      make_row(kMatmul4096, "ch03", 3, 25.0),
+      make_row(kMatmul4096, "ch03 dispatch", 3, 21.0),
+      make_row(kMatmul4096, "ch04", 4, 7.0),
+      make_row(conv2d, "ch02", 2, 6.0),
+      make_row(conv2d, "ch03 dispatch", 3, 6.5, Status::fail),
+      make_row(conv2d, "ch03", 3, 7.0),
+      make_row(conv2d, "ch04", 4, 2.0),
+      make_row(kConv1d, "ch01", 1, 3.0),
+      make_row(kConv1d, "ch03", 3, 1.0),
+  };
+  ladder::compute_ratios(rows);
+  // Both chapter-3 rows are compared with chapter 2.
+  REQUIRE(rows[1].speedup);
+  CHECK(*rows[1].speedup == Approx(0.8));
+  REQUIRE(rows[2].speedup);
+  CHECK(*rows[2].speedup == Approx(20.0 / 21.0));
+  // Chapter 4 is compared with chapter 3's variant, not its main kernels.
+  REQUIRE(rows[3].speedup);
+  CHECK(*rows[3].speedup == Approx(3.0));
+  // The variant failed its check: no reference, whatever the main kernels did.
+  CHECK_FALSE(rows[7].speedup);
+  // A chapter without a variant row for a workload is compared with its main row.
+  REQUIRE(rows[9].speedup);
+  CHECK(*rows[9].speedup == Approx(3.0));
+  CHECK(ladder::implementation_label(3, "dispatch") == "ch03 dispatch");
+  CHECK(ladder::implementation_label(3, "") == "ch03");
+
+  std::ostringstream out;
+  ladder::print_summary(out, rows, {});
+  const std::string text = out.str();
+  CHECK(text.find("ch03 dispatch") != std::string::npos);
+}
+
 TEST_CASE("goals: met, missed, or not measured", "[ladder]") {
   const Workload minplus = course::product_workload(Problem::minplus, 4096, 4096, 4096);
   const Workload conv2d = course::conv2d_workload(8192, 8192, 13, 13);
   std::vector<Row> rows = {
       make_row(kMatmul4096, "ch01", 1, 30.0),
       make_row(kMatmul4096, "ch02", 2, 15.0),
+      make_row(kMatmul4096, "ch03", 3, 18.0),
+      make_row(kMatmul4096, "ch03 dispatch", 3, 16.0),
       make_row(kMatmul4096, "ch04", 4, 5.0),
       make_row(kMatmul4096, ladder::kCublasLabel, 0, 4.0),
       make_row(minplus, "ch04", 4, 10.0),
       make_row(conv2d, "ch02", 2, 6.0),
+      make_row(conv2d, "ch03", 3, 6.2),
+      make_row(conv2d, "ch03 dispatch", 3, 7.0),
       make_row(conv2d, "ch04", 4, 2.5, Status::fail),
   };
-  rows[4].result.peak_percent = 69.0;
+  rows[6].result.peak_percent = 69.0;
   ladder::compute_ratios(rows);
   const std::vector<ladder::GoalResult> goals =
       ladder::evaluate_goals(ladder::performance_goals(), rows);
-  REQUIRE(goals.size() == 11);
+  REQUIRE(goals.size() == 13);
   REQUIRE(goals[0].measured);
   CHECK(*goals[0].measured == Approx(2.0));
   CHECK(goals[0].verdict() == "met");
-  CHECK(*goals[1].measured == Approx(80.0));
+  // Chapter 3 dispatch against chapter 2: the variant's row, not the main kernels' (0.83x).
+  REQUIRE(goals[1].measured);
+  CHECK(*goals[1].measured == Approx(15.0 / 16.0));
   CHECK(goals[1].verdict() == "met");
-  CHECK(*goals[2].measured == Approx(69.0));
-  CHECK(goals[2].verdict() == "missed");
-  CHECK_FALSE(goals[3].measured);  // chapter 4's conv2d failed its check
-  CHECK(goals[3].verdict() == "not measured");
+  CHECK(*goals[2].measured == Approx(80.0));
+  CHECK(goals[2].verdict() == "met");
+  CHECK(*goals[3].measured == Approx(69.0));
+  CHECK(goals[3].verdict() == "missed");
+  REQUIRE(goals[4].measured);
+  CHECK(*goals[4].measured == Approx(6.0 / 7.0));
+  CHECK(goals[4].verdict() == "missed");
+  CHECK_FALSE(goals[5].measured);  // chapter 4's conv2d failed its check
+  CHECK(goals[5].verdict() == "not measured");
 
   std::ostringstream csv;
   ladder::write_goals_csv(csv, goals);
@@ -221,7 +273,7 @@ TEST_CASE("goals: met, missed, or not measured", "[ladder]") {
   CHECK(text.rfind("goal,target,measured,unit,verdict\n", 0) == 0);
   CHECK(text.find("\"conv2d 8192x8192, 13x13 mask: chapter 4 at least 3x chapter 2\",3,,x,"
                   "not measured") != std::string::npos);
-  for (std::size_t i = 4; i < goals.size(); ++i)
+  for (std::size_t i = 6; i < goals.size(); ++i)
     CHECK(goals[i].verdict() == "not measured");  // no chapter 5 or 6 rows
 }
 

@@ -78,7 +78,8 @@ class UpdateResultsTableTest(unittest.TestCase):
         self.assertNotIn("An old table", inside)
         self.assertIn("**Example GPU**", inside)  # names the GPU
         self.assertIn("2025-01-15", inside)       # and the date
-        self.assertIn("| problem | size | ch 1 | ch 2 | ch 3 | ch 4 | cuBLAS |", inside)
+        self.assertIn("| problem | size | ch 1 | ch 2 | ch 3 | ch 3 dispatch | ch 4 | cuBLAS |",
+                      inside)
         self.assertIn("| matmul | 4096 | 4.60 | 9.40 (2.04x) |", inside)
         self.assertIn("ch 4: 84% of cuBLAS", inside)
         self.assertIn("CUBLAS_PEDANTIC_MATH", inside)
@@ -101,7 +102,8 @@ class UpdateResultsTableTest(unittest.TestCase):
         line = next(l for l in text.splitlines() if l.startswith("| minplus | 1024 |"))
         cells = [c.strip() for c in line.strip("|").split("|")]
         self.assertEqual(cells[4], "FAIL")            # chapter 3 failed its check
-        self.assertEqual(cells[5], "10.9")            # so chapter 4 has no speedup over it
+        self.assertEqual(cells[5], "-")               # chapter 3 dispatch did not run here
+        self.assertEqual(cells[6], "10.9")            # so chapter 4 has no speedup over chapter 3
         self.assertIn("minplus 1024 ch03 (FAIL)", text)
 
     def test_missing_markers_fail_clearly(self):
@@ -191,6 +193,24 @@ class UpdateResultsTableTest(unittest.TestCase):
         other = next(l for l in text.splitlines() if l.startswith("| matmul | 1024 |"))
         self.assertIn("of cuBLAS", other)
         self.assertNotIn("TF32", other.split("|")[-2])  # no TF32 baseline at 1024: "-"
+
+    def test_a_chapters_variant_has_its_own_column_and_is_its_best(self):
+        text = results_table.render_table(self.rows_with({}))
+        line = next(l for l in text.splitlines() if l.startswith("| matmul | 4096 |"))
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        self.assertEqual(cells[4], "10.1 (1.07x)")   # chapter 3 over chapter 2
+        self.assertEqual(cells[5], "10.6 (1.12x)")   # chapter 3 dispatch over chapter 2 too
+        self.assertEqual(cells[6], "43.0 (4.07x)")   # chapter 4 over chapter 3 dispatch
+        image = next(l for l in text.splitlines() if l.startswith("| conv2d | 4096x4096"))
+        self.assertEqual([c.strip() for c in image.strip("|").split("|")][5], "-")
+        # A failed variant is no reference: chapter 4 then shows no speedup at all.
+        rows = self.rows_with({("matmul", "4096", "ch03 dispatch"): {"status": "FAIL"}})
+        line = next(l for l in results_table.render_table(rows).splitlines()
+                    if l.startswith("| matmul | 4096 |"))
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        self.assertEqual(cells[5], "FAIL")
+        self.assertEqual(cells[6], "43.0")
+        self.assertEqual(results_table.column_label(rows[0]), "ch 1")
 
     def test_image_link_is_relative_to_the_readme(self):
         image = os.path.join(self.folder, "results", "ladder.svg")

@@ -13,7 +13,7 @@ int main(int argc, char** argv) {
         "  --tile T          product tile width: 32, 16, 8\n"
         "  --block B         convolution block width: 32, 16, 8\n"
         "  --mapping M       coalesced or transposed\n"
-        "  --step S          product kernel step: prefetch, float4, plain\n"
+        "  --variant V       kernel variant: plain, dispatch (the first is the default)\n"
         "  --signal-csv FILE conv1d demo\n");
     return 0;
   }

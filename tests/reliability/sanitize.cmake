@@ -1,7 +1,7 @@
 cmake_policy(VERSION 3.25)
 # Runs one problem of a chapter executable under one compute-sanitizer tool, at small awkward
 # sizes and in every launch variant the executable offers (tile and block widths, thread
-# mappings, compiled mask sizes), and fails if the tool reports anything.
+# mappings, compiled mask sizes, kernel variants), and fails if the tool reports anything.
 #   -DCOMPUTE_SANITIZER=<path>  the tool, found at configure time (if not: looked up on PATH)
 #   -DTOOL=memcheck|racecheck|synccheck|initcheck
 #   -DEXECUTABLE=<path>
@@ -90,6 +90,14 @@ else()
     endif()
     foreach(variant IN LISTS conv_variants)
       list(APPEND runs "${p} ${image} --mask ${default_side} ${variant}")
+    endforeach()
+    # A kernel variant may compile its own kernels for small square masks (chapter 3's dispatch).
+    foreach(kernel_variant IN LISTS REL_OTHER_VARIANTS)
+      foreach(side 1 3 5 7 9 11)
+        if(side LESS_EQUAL REL_MASK_MAX)
+          list(APPEND runs "${p} ${image} --mask ${side} --variant ${kernel_variant}")
+        endif()
+      endforeach()
     endforeach()
   elseif(PROBLEM STREQUAL "conv1d")
     set(taps 37)

@@ -30,24 +30,22 @@ struct ChapterFlags {
   std::vector<int> tiles;   ///< tile widths offered by `--tile`; empty: no `--tile`
   std::vector<int> blocks;  ///< block widths offered by `--block`; empty: no `--block`
   bool mapping = false;     ///< whether `--mapping coalesced|transposed` is offered
-  /// Names of the product kernel's steps offered by `--step` (a chapter built up in steps), the
-  /// default first; empty: no `--step`
-  std::vector<std::string> steps;
+  /// Kernel variants offered by `--variant`, the default first; empty: no `--variant`.
+  std::vector<std::string> variants;
   bool signal_demo = false;  ///< whether `--signal-csv FILE` is offered
   /// Square mask sides offered for conv2d; empty: any odd side up to kMaxMaskSide.
   std::vector<int> mask_sides;
   int max_taps = 0;  ///< largest conv1d mask length; 0: no limit
 };
 
-/// The launch choices on the command line (`--tile`, `--block`, `--mapping`, `--step`). A
+/// The launch choices on the command line (`--tile`, `--block`, `--mapping`, `--variant`). A
 /// chapter's main() binds each to the launchers that offer it as their trailing parameter
-/// (course::with_choice).
+/// (course::with_choice), or picks its launchers by the variant.
 struct LaunchOptions {
   int tile = 0;   ///< tile width of the matrix product; 0 = the chapter's default
   int block = 0;  ///< block width of the convolutions; 0 = the chapter's default
   ThreadMapping mapping = ThreadMapping::coalesced;  ///< thread-to-output mapping (chapter 1)
-  /// The product kernel's step: its position in ChapterFlags::steps; 0, the first, is the default
-  int step = 0;
+  std::string variant;  ///< kernel variant (`--variant`); empty = the chapter's default
 };
 
 /// Parsed command line. Defaults are the benchmark sizes of the course.
@@ -62,7 +60,7 @@ struct Options {
   int mask_cols = 13;                 ///< conv2d mask columns (odd)
   int signal_length = 1 << 24;        ///< conv1d signal samples (set by -n as well)
   int taps = 127;                     ///< conv1d mask length
-  LaunchOptions launch;               ///< tile, block, mapping, step
+  LaunchOptions launch;               ///< tile, block, mapping, variant
   int warmup = 2;                     ///< untimed runs before timing
   int reps = 10;                      ///< timed runs
   std::uint64_t seed = kDefaultSeed;  ///< seed of the random inputs
@@ -82,14 +80,14 @@ class UsageError : public std::runtime_error {
 };
 
 /// Parses @p argc / @p argv against the common flags and @p flags. Throws UsageError on any bad
-/// value (negative, zero, non-numeric, overflowing, empty, an even mask, a tile or step that is
-/// not offered, an unknown flag).
+/// value (negative, zero, non-numeric, overflowing, empty, an even mask, a tile or a variant that
+/// is not offered, an unknown flag).
 Options parse_options(int argc, const char* const* argv, const ChapterFlags& flags);
 
 /// The numbers of @p values separated by @p separator ("32, 16"), for messages that list choices.
 std::string join(const std::vector<int>& values, const char* separator);
 
-/// The names of @p values separated by @p separator ("prefetch, float4").
+/// The words of @p values separated by @p separator ("plain, dispatch").
 std::string join(const std::vector<std::string>& values, const char* separator);
 
 /// The usage text for @p program with the flags this chapter offers.

@@ -64,7 +64,7 @@ inline Chapter make_chapter(int number, const char* title) {
 }
 
 /// The launch choices of @p options with the chapter's defaults filled in: a tile or block width
-/// left at 0 becomes the first that @p flags offers.
+/// left at 0, or a variant left empty, becomes the first that @p flags offers.
 LaunchOptions chosen_launch(const Options& options, const ChapterFlags& flags);
 
 /// The workload of @p problem at the sizes in @p options.
@@ -120,7 +120,8 @@ RunResult measure(const ProblemInstance& instance, const ProblemSet& set, const 
                   const DeviceInfo& device, cudaStream_t stream,
                   const ProblemSet* previous = nullptr);
 
-/// The launch choices a report shows for @p problem in a chapter with @p flags, e.g. "tile=32".
+/// The launch choices a report shows for @p problem in a chapter with @p flags, e.g. "tile=32"
+/// or "tile=32 variant=dispatch".
 std::string describe_variant(Problem problem, const LaunchOptions& chosen,
                              const ChapterFlags& flags);
 
