@@ -94,16 +94,6 @@ TEST_CASE("the 8 rows of each ldmatrix read fall on 32 different banks", "[ch06]
   }
 }
 
-TEST_CASE("the same rows with a pitch of exactly 32 floats would conflict", "[ch06]") {
-  // What the 4 extra floats of kPitch buy: with rows of 32 floats the 8 rows start on one bank.
-  std::set<int> banks;
-  for (int r = 0; r < 8; ++r) {
-    for (int word = 0; word < kFloatsPerLdmatrixRow; ++word)
-      banks.insert((r * ch06::kBatch + word) % kBanks);
-  }
-  CHECK(banks.size() == static_cast<std::size_t>(kFloatsPerLdmatrixRow));
-}
-
 TEST_CASE("the tensor-core launcher refuses what it cannot compute", "[ch06]") {
   using course::testing::rejection;
   float dummy = 0;
