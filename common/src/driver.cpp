@@ -212,6 +212,10 @@ RunResult measure(const ProblemInstance& instance, const ProblemSet& set, const 
     }
   }
   instance.fill_rate(result, device);
+  // TF32 runs on the tensor cores, which the FP32 peak of the CUDA cores does not bound: the
+  // share is kept as a comparison, and named so that 200% does not read as an error.
+  if (set.arithmetic == Arithmetic::tf32 && result.peak_percent > 0)
+    result.peak_name += " (of the CUDA cores; TF32 runs on the tensor cores)";
   if (options.check) {
     result.checked = true;
     result.check = instance.check(output, set.arithmetic);
