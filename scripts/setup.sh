@@ -54,6 +54,8 @@ course_have_package() {
     doxygen) command -v doxygen >/dev/null 2>&1 ;;
     graphviz) command -v dot >/dev/null 2>&1 ;;
     python3) command -v python3 >/dev/null 2>&1 ;;
+    catch2) course_have_dpkg_package catch2 || course_have_catch2_config ;;
+    python3-matplotlib) course_have_dpkg_package python3-matplotlib || course_python_has matplotlib ;;
     *)
       # Libraries (catch2, python3-matplotlib): asked of dpkg; where there is no dpkg, CMake and
       # the scripts find out for themselves.
@@ -64,6 +66,38 @@ course_have_package() {
       fi
       ;;
   esac
+}
+
+# Whether dpkg knows Debian package $1 as installed (false where there is no dpkg).
+course_have_dpkg_package() {
+  command -v dpkg >/dev/null 2>&1 && dpkg -s "$1" >/dev/null 2>&1
+}
+
+# Whether Catch2 was installed from source: a Catch2Config.cmake where CMake looks for it, under
+# CMAKE_PREFIX_PATH or the usual prefixes (COURSE_CMAKE_PREFIXES replaces those).
+course_have_catch2_config() {
+  local prefix config extra=${CMAKE_PREFIX_PATH:-}
+  for prefix in ${extra//:/ } ${COURSE_CMAKE_PREFIXES-/usr/local /usr /opt}; do
+    for config in "$prefix"/lib/cmake/Catch2/Catch2Config.cmake \
+      "$prefix"/lib64/cmake/Catch2/Catch2Config.cmake \
+      "$prefix"/lib/*/cmake/Catch2/Catch2Config.cmake \
+      "$prefix"/share/cmake/Catch2/Catch2Config.cmake \
+      "$prefix"/*/lib/cmake/Catch2/Catch2Config.cmake; do
+      [ -f "$config" ] && return 0
+    done
+  done
+  return 1
+}
+
+# Whether a Python 3 that the scripts use can import module $1 (installed by pip, say). The
+# interpreters asked are those the ladder tries (COURSE_PYTHONS replaces the list).
+course_python_has() {
+  local python
+  for python in ${COURSE_PYTHONS-${PYTHON:-} /usr/bin/python3 python3}; do
+    command -v "$python" >/dev/null 2>&1 || continue
+    "$python" -c "import $1" >/dev/null 2>&1 && return 0
+  done
+  return 1
 }
 
 # The command that installs packages $@, as the user should type it.

@@ -37,6 +37,18 @@ make_bin() {
     printf '#!/bin/sh\nexit 0\n' >"$bin/$tool"
     chmod +x "$bin/$tool"
   done
+  # python3 imports only the modules in $FAKE_PY_MODULES (space-separated).
+  if [ -x "$bin/python3" ]; then
+    cat >"$bin/python3" <<'EOF'
+#!/bin/sh
+[ "$1" = "-c" ] || exit 0
+for module in $FAKE_PY_MODULES; do
+  [ "$2" = "import $module" ] && exit 0
+done
+exit 1
+EOF
+    chmod +x "$bin/python3"
+  fi
   # sudo runs the command; dpkg answers from $FAKE_DPKG_INSTALLED (space-separated packages).
   printf '#!/bin/sh\nexec "$@"\n' >"$bin/sudo"
   cat >"$bin/dpkg" <<'EOF'
@@ -90,7 +102,10 @@ EOF
 # run_case <name> <bin> <job>: runs course_install_for <job> with PATH=<bin>; sets status, out, err.
 run_case() {
   local name=$1 bin=$2 job=$3
+  # Only the stand-ins answer: Python from PATH, Catch2's CMake files under $work/prefix.
   env -i PATH="$bin" HOME="$work" TMPDIR="$work" FAKE_DPKG_INSTALLED="${FAKE_DPKG_INSTALLED:-}" \
+    FAKE_PY_MODULES="${FAKE_PY_MODULES:-}" COURSE_PYTHONS=python3 \
+    COURSE_CMAKE_PREFIXES="$work/prefix" \
     "$bin/bash" -c 'source "$1/scripts/setup.sh"; course_install_for "$2"' _ "$root" "$job" \
     >"$work/$name.out" 2>"$work/$name.err"
   status=$?
@@ -171,6 +186,23 @@ printf '#!/bin/sh\necho "apt-get was called" >&2\nexit 100\n' >"$bin/apt-get"
 chmod +x "$bin/apt-get"
 FAKE_DPKG_INSTALLED="catch2 python3-matplotlib" run_case all_present "$bin" test
 [ "$status" -eq 0 ] && [ -z "$err" ] || fail "everything present: status $status, stderr: $err"
+
+# 8. matplotlib installed with pip and Catch2 built from source: dpkg knows neither, but both are
+#    there, so nothing is installed and nothing is said (a machine set up without apt).
+bin="$work/bin8"
+make_bin "$bin" c++ cmake ninja python3 doxygen dot
+printf '#!/bin/sh\necho "apt-get was called" >&2\nexit 100\n' >"$bin/apt-get"
+chmod +x "$bin/apt-get"
+mkdir -p "$work/prefix/lib/cmake/Catch2"
+: >"$work/prefix/lib/cmake/Catch2/Catch2Config.cmake"
+FAKE_PY_MODULES=matplotlib run_case pip_and_source "$bin" test
+[ "$status" -eq 0 ] && [ -z "$err" ] ||
+  fail "matplotlib from pip, Catch2 from source: status $status, stderr: $err"
+rm -rf "$work/prefix"
+
+# 9. The same Python without matplotlib: the main job goes on, with the line about the plot.
+FAKE_PY_MODULES="" FAKE_DPKG_INSTALLED="catch2" run_case no_matplotlib "$work/bin2" run
+expect "run, offline, Python without matplotlib" ok "^note: python3-matplotlib is not installed"
 
 if [ "$failures" -gt 0 ]; then
   printf '%d case(s) failed\n' "$failures"
