@@ -4,17 +4,17 @@
 # the plot, and prints the results table.
 #
 # By default everything goes into the build folder and nothing tracked changes:
-#   build/ladder/ladder.csv        one line per run: rates, ratios, resources, PASS/FAIL
-#   build/ladder/ladder_goals.csv  the course's performance goals, met or missed
-#   build/ladder/ladder.md         the results table, as the README shows it (also printed)
-#   build/ladder/ladder.png, .svg  rate per chapter for each problem, with cuBLAS and the ceilings
-#                                  (skipped, with a note, where matplotlib is missing)
+#   build/results/ladder.csv         one line per run: rates, ratios, resources, PASS/FAIL
+#   build/results/ladder_goals.csv   the course's performance goals, met or missed
+#   build/results/ladder.md          the results table, as the README shows it (also printed)
+#   build/results/ladder.png, .svg   rate per chapter for each problem, with cuBLAS and the
+#                                    ceilings (skipped, with a note, where matplotlib is missing)
 # With --update-readme (the maintainers' command) the same files go into results/ instead, and the
 # README's table between <!-- ladder:begin --> and <!-- ladder:end --> is regenerated from them.
 #
 # Usage: scripts/ladder.sh [script options] [ladder options]
 #   --build-dir DIR     build folder (default: build, configured with the default preset)
-#   --results DIR       where the CSV files, the table and the plot go (default: build/ladder, or
+#   --results DIR       where the CSV files, the table and the plot go (default: build/results, or
 #                       results with --update-readme)
 #   --update-readme     record the run: write results/ and regenerate the README's table
 #   --readme FILE       the README that --update-readme regenerates (default: README.md)
@@ -81,7 +81,7 @@ if [ -z "$results_dir" ]; then
   if [ "$update_readme" = yes ]; then
     results_dir=results
   else
-    results_dir="$build_dir/ladder"
+    results_dir="$build_dir/results"  # beside the ladder executable, not on it
   fi
 fi
 
@@ -124,7 +124,7 @@ else
     cat >&2 <<EOF_HELP
 error: no NVIDIA GPU visible (nvidia-smi lists none): the performance ladder needs one.
 To run it on a machine that has one, from a clone of this repository:
-  scripts/ladder.sh                      builds, runs, writes build/ladder/ and prints the table
+  scripts/ladder.sh                      builds, runs, writes build/results/ and prints the table
   scripts/ladder.sh --update-readme      the same, into results/ and the README's table
 Then bring ladder.csv and ladder_goals.csv back here and run
   scripts/ladder.sh --from-csv FOLDER/ladder.csv [--update-readme]

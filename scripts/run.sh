@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The course's main job: installs what is missing, builds everything, and runs every chapter's
 # solution and cuBLAS side by side (the performance ladder, scripts/ladder.sh). The results (table,
-# CSV, plot) go into build/ladder/ and the table is printed; nothing tracked is changed. Without a
+# CSV, plot) go into build/results/ and the table is printed; nothing tracked is changed. Without a
 # GPU it builds everything and says that running needs one. Arguments go to scripts/ladder.sh.
 #
 # Needs CMake, a C++ compiler, Ninja and the CUDA toolkit; Catch2 (the tests), Python 3 and

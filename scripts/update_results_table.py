@@ -8,7 +8,7 @@ to FILE; with either, the README is not touched.
 
     scripts/update_results_table.py results/ladder.csv --goals results/ladder_goals.csv \
         --image results/ladder.svg --readme README.md
-    scripts/update_results_table.py build/ladder/ladder.csv --out build/ladder/ladder.md --print
+    scripts/update_results_table.py build/results/ladder.csv --out build/results/ladder.md --print
     scripts/update_results_table.py results/ladder.csv --goals results/ladder_goals.csv \
         --image results/ladder.svg --check    # exit 1 when the README's table differs
 

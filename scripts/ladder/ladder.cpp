@@ -235,18 +235,18 @@ struct PlannedRun {
 };
 
 void print_no_device(const std::string& program, const std::string& reason) {
-  std::cerr << "error: no CUDA device (" << reason
-            << "): the performance ladder needs an NVIDIA GPU.\n"
-            << "To run it on a machine that has one, from a clone of this repository:\n"
-            << "  scripts/ladder.sh                  builds, runs, writes build/ladder/ and prints "
-               "the table\n"
-            << "  scripts/ladder.sh --update-readme  the same, and records the run in results/ and "
-               "README.md\n"
-            << "or, with a build that exists:\n"
-            << "  " << program << " --csv ladder.csv --goals-csv ladder_goals.csv\n"
-            << "Then bring ladder.csv and ladder_goals.csv back here and run\n"
-            << "  scripts/ladder.sh --from-csv ladder.csv [--update-readme]\n"
-            << "to draw the plot and write the table from them.\n";
+  std::cerr
+      << "error: no CUDA device (" << reason << "): the performance ladder needs an NVIDIA GPU.\n"
+      << "To run it on a machine that has one, from a clone of this repository:\n"
+      << "  scripts/ladder.sh                  builds, runs, writes build/results/ and prints "
+         "the table\n"
+      << "  scripts/ladder.sh --update-readme  the same, and records the run in results/ and "
+         "README.md\n"
+      << "or, with a build that exists:\n"
+      << "  " << program << " --csv ladder.csv --goals-csv ladder_goals.csv\n"
+      << "Then bring ladder.csv and ladder_goals.csv back here and run\n"
+      << "  scripts/ladder.sh --from-csv ladder.csv [--update-readme]\n"
+      << "to draw the plot and write the table from them.\n";
 }
 
 bool write_file(const std::string& path, const std::string& contents, const char* what) {
