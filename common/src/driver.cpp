@@ -167,8 +167,9 @@ std::string ProblemInstance::sizes() const {
   return out.str();
 }
 
-void ProblemInstance::fill_rate(RunResult& result, const DeviceInfo& device) const {
-  course::fill_rate(result, device, workload_);
+void ProblemInstance::fill_rate(RunResult& result, const DeviceInfo& device,
+                                Arithmetic arithmetic) const {
+  course::fill_rate(result, device, workload_, arithmetic);
 }
 
 std::size_t ProblemInstance::output_columns() const {
@@ -211,11 +212,7 @@ RunResult measure(const ProblemInstance& instance, const ProblemSet& set, const 
       result.previous_ms = 0;
     }
   }
-  instance.fill_rate(result, device);
-  // TF32 runs on the tensor cores, which the FP32 peak of the CUDA cores does not bound: the
-  // share is kept as a comparison, and named so that 200% does not read as an error.
-  if (set.arithmetic == Arithmetic::tf32 && result.peak_percent > 0)
-    result.peak_name += " (of the CUDA cores; TF32 runs on the tensor cores)";
+  instance.fill_rate(result, device, set.arithmetic);
   if (options.check) {
     result.checked = true;
     result.check = instance.check(output, set.arithmetic);

@@ -9,13 +9,16 @@ double RunResult::speedup() const {
   return previous_ms > 0 && timing.median_ms > 0 ? previous_ms / timing.median_ms : 0;
 }
 
-void fill_rate(RunResult& result, const DeviceInfo& device, const Workload& workload) {
+void fill_rate(RunResult& result, const DeviceInfo& device, const Workload& workload,
+               Arithmetic arithmetic) {
   const double seconds = result.timing.median_ms * 1e-3;
   result.flops = flops_per_run(workload);
   result.rate = work_per_run(workload) / seconds / rate_scale(workload.problem);
   result.rate_unit = rate_unit(workload.problem);
   double peak = device.fp32_peak_flops();
-  result.peak_name = "FP32 peak";
+  result.peak_name = arithmetic == Arithmetic::tf32
+                         ? "FP32 peak (of the CUDA cores; TF32 runs on the tensor cores)"
+                         : "FP32 peak";
   if (workload.problem == Problem::minplus) {
     result.peak_name = "min-plus peak";
     peak = device.minplus_peak_steps() * 2.0;  // in operations, to compare with flops

@@ -77,6 +77,13 @@ TEST_CASE("rates and peak shares follow from sizes and time", "[report]") {
   CHECK(result.rate == Approx(2.0 * 4096 * 4096 * 4096 / 1e-2 / 1e12));
   CHECK(result.rate_unit == "TFLOP/s");
   CHECK(result.peak_percent == Approx(100 * result.rate * 1e12 / device.fp32_peak_flops()));
+  CHECK(result.peak_name == "FP32 peak");
+  const double fp32_percent = result.peak_percent;
+  course::fill_rate(result, device,
+                    course::product_workload(course::Problem::matmul, 4096, 4096, 4096),
+                    course::Arithmetic::tf32);
+  CHECK(result.peak_percent == Approx(fp32_percent));  // the same comparison, named for TF32
+  CHECK(result.peak_name.find("tensor cores") != std::string::npos);
   course::fill_rate(result, device,
                     course::product_workload(course::Problem::minplus, 4096, 4096, 4096));
   CHECK(result.rate_unit == "Tstep/s");

@@ -93,8 +93,8 @@ class ProblemInstance {
   const Workload& workload() const { return workload_; }
   /// Sizes as reported, e.g. "m=4096 n=4096 k=4096".
   std::string sizes() const;
-  /// Fills the rate fields of @p result for this problem's sizes.
-  void fill_rate(RunResult& result, const DeviceInfo& device) const;
+  /// Fills the rate fields of @p result for this problem's sizes (course::fill_rate).
+  void fill_rate(RunResult& result, const DeviceInfo& device, Arithmetic arithmetic) const;
   /// Columns of the output (for (row, column) in messages).
   std::size_t output_columns() const;
   /// The output buffer on the device.
