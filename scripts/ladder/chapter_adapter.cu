@@ -6,12 +6,18 @@
 // that chapter's solutions/NN_slug/kernels.cuh as <kernels.cuh>, its namespace (ch01, ...) as
 // COURSE_LADDER_NAMESPACE and its number as COURSE_LADDER_CHAPTER. Each copy adds its chapter to
 // ladder::available_chapters() when the program starts, so a chapter needs no source of its own.
+// The chapter's launchers live in chapters/NN_slug/launch.cuh, which the build names as
+// COURSE_LADDER_LAUNCH when the chapter has one; it comes after the kernels it launches.
 #include <kernels.cuh>
+#ifdef COURSE_LADDER_LAUNCH
+#include COURSE_LADDER_LAUNCH
+#endif
 
 #include "chapters.hpp"
 
 #include <functional>
 #include <type_traits>
+#include <utility>
 
 namespace {
 
@@ -99,6 +105,16 @@ struct Offered<std::function<void(Arguments...)>> {
     set.arithmetic = Names::matmul_arithmetic();                         \
     return set;                                                          \
   }()
+
+// Every chapter has a matrix product: a chapter whose matmul reaches only the stand-in has lost
+// its launchers (a launch file the build did not name), and would drop out of the ladder unseen.
+template <typename... Arguments>
+constexpr bool reaches_chapter(std::function<void(Arguments...)>*) {
+  return !std::is_same_v<decltype(chapter::matmul(std::declval<Arguments>()...)), NoLauncher>;
+}
+static_assert(reaches_chapter(static_cast<course::ProductLauncher*>(nullptr)),
+              "the chapter's launchers were not found: is chapters/NN_slug/launch.cuh there, "
+              "and was the build folder configured again since it was added?");
 
 bool add_launchers() {
   ladder::add_chapter({COURSE_LADDER_CHAPTER, COURSE_LADDER_LAUNCHERS(chapter), ""});
