@@ -1,11 +1,13 @@
 // Chapter 2 driver. The build compiles this file twice: once against your
 // chapters/02_static_shared_tile/kernels.cuh and once against
 // solutions/02_static_shared_tile/kernels.cuh, which is why kernels.cuh is included with angle
-// brackets (found on the include path). Chapter 1's solution runs on the same inputs, so the report
-// shows the speedup over it.
+// brackets (found on the include path); launch.cuh, the host side, serves both. Chapter 1's
+// solution runs on the same inputs, so the report shows the speedup over it.
 #include <kernels.cuh>
+#include "launch.cuh"
 
 #include "solutions/01_global_memory/kernels.cuh"
+#include "chapters/01_global_memory/launch.cuh"
 
 #include "course/driver.hpp"
 

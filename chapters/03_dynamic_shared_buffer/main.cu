@@ -7,7 +7,9 @@
 #include <kernels.cuh>
 
 #include "solutions/01_global_memory/kernels.cuh"
+#include "chapters/01_global_memory/launch.cuh"
 #include "solutions/02_static_shared_tile/kernels.cuh"
+#include "chapters/02_static_shared_tile/launch.cuh"
 
 #include "course/driver.hpp"
 

@@ -2,6 +2,7 @@
 // compiled tile width and mask size. Built twice: against the solution (label "solutions") and
 // against your kernels (label "ch02").
 #include <kernels.cuh>
+#include "chapters/02_static_shared_tile/launch.cuh"
 
 #include "catch.hpp"
 #include "gpu_support.hpp"
