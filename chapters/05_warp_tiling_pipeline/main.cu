@@ -4,8 +4,10 @@
 // brackets (found on the include path). Chapter 4's solution runs on the same inputs, so the report
 // shows the speedup over it.
 #include <kernels.cuh>
+#include "launch.cuh"
 
 #include "solutions/04_register_blocking/kernels.cuh"
+#include "chapters/04_register_blocking/launch.cuh"
 
 #include "course/driver.hpp"
 

@@ -3,8 +3,10 @@
 // which is why kernels.cuh is included with angle brackets (found on the include path). Chapter
 // 5's solution runs on the same inputs, so the report shows the speedup over it.
 #include <kernels.cuh>
+#include "launch.cuh"
 
 #include "solutions/05_warp_tiling_pipeline/kernels.cuh"
+#include "chapters/05_warp_tiling_pipeline/launch.cuh"
 
 #include "course/driver.hpp"
 

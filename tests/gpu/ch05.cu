@@ -3,6 +3,7 @@
 // larger than m and n, and non-square shapes.
 // Built twice: against the solution (label "solutions") and against your kernels (label "ch05").
 #include <kernels.cuh>
+#include "chapters/05_warp_tiling_pipeline/launch.cuh"
 
 #include "catch.hpp"
 #include "gpu_support.hpp"
