@@ -2,6 +2,7 @@
 // chapters/01_global_memory/kernels.cuh and once against solutions/01_global_memory/kernels.cuh,
 // which is why kernels.cuh is included with angle brackets (found on the include path).
 #include <kernels.cuh>
+#include "launch.cuh"
 
 #include "course/driver.hpp"
 

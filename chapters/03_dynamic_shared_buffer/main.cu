@@ -8,6 +8,7 @@
 
 #include "solutions/01_global_memory/kernels.cuh"
 #include "chapters/01_global_memory/launch.cuh"
+#include "chapters/01_global_memory/launch.cuh"
 #include "solutions/02_static_shared_tile/kernels.cuh"
 #include "chapters/02_static_shared_tile/launch.cuh"
 

@@ -1,6 +1,7 @@
 // Chapter 1 kernels against the CPU reference, at the awkward sizes of the course design.
 // Built twice: against the solution (label "solutions") and against your kernels (label "ch01").
 #include <kernels.cuh>
+#include "chapters/01_global_memory/launch.cuh"
 
 #include "catch.hpp"
 #include "gpu_support.hpp"

@@ -1,0 +1,91 @@
+/// @file
+/// @brief Chapter 1, host side: the launchers of the naive kernels and the exercise table.
+///
+/// One file for both editions: include a chapter-1 kernels.cuh (yours or the solution's) first,
+/// then this file. Each launcher checks its arguments, covers the output with a grid computed by
+/// ceiling division, launches, and checks the launch.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "course/exercise.hpp"
+#include "course/launch.cuh"
+
+namespace ch01 {
+
+/// The exercises of this chapter, for the hint printed when a check fails.
+inline constexpr course::Exercise kExercises[] = {
+    {"1.1", "matmul", "which element of C a thread owns"},
+    {"1.1", "minplus", "which element of C a thread owns"},
+    {"1.2", "matmul", "the sum over k"},
+    {"1.3", "minplus", "the minimum over k"},
+    {"1.4", "conv2d", "the sum over the mask"},
+    {"1.5", "conv1d", "the range of taps and their sum"},
+};
+
+/// Threads per block along x: one warp, so a warp spans 32 consecutive fast indices.
+constexpr int kBlockX = 32;
+/// Threads per block along y.
+constexpr int kBlockY = 8;
+/// Threads per block of the 1D kernel.
+constexpr int kBlock1d = 256;
+
+/// The signature of matmul_kernel and minplus_kernel.
+using ProductKernel = void (*)(const float* A, const float* B, float* C, int m, int n, int k,
+                               course::ThreadMapping mapping);
+
+/// Launches @p kernel (matmul_kernel or minplus_kernel) with one thread per element of C. The
+/// grid's x extent covers the index that consecutive threads walk: the n columns with
+/// ThreadMapping::coalesced, the m rows with ThreadMapping::transposed.
+inline void launch_product(ProductKernel kernel, const float* A, const float* B, float* C, int m,
+                           int n, int k, cudaStream_t stream, course::ThreadMapping mapping) {
+  course::require_positive(m, "m");
+  course::require_positive(n, "n");
+  course::require_positive(k, "k");
+  const dim3 block(kBlockX, kBlockY);
+  const dim3 grid = mapping == course::ThreadMapping::coalesced ? course::grid_2d(n, m, block)
+                                                                : course::grid_2d(m, n, block);
+  kernel<<<grid, block, 0, stream>>>(A, B, C, m, n, k, mapping);
+  COURSE_CHECK_LAUNCH(kernel, grid, block, 0, stream);
+}
+
+/// C = A * B (A is m x k, B is k x n, row-major device pointers), one thread per element of C.
+/// @p mapping: consecutive threads walk the columns (coalesced, the default) or the rows.
+inline void matmul(const float* A, const float* B, float* C, int m, int n, int k,
+                   cudaStream_t stream,
+                   course::ThreadMapping mapping = course::ThreadMapping::coalesced) {
+  launch_product(matmul_kernel, A, B, C, m, n, k, stream, mapping);
+}
+
+/// C[i][j] = min over p of A[i][p] + B[p][j], one thread per element of C.
+/// @p mapping: consecutive threads walk the columns (coalesced, the default) or the rows.
+inline void minplus(const float* A, const float* B, float* C, int m, int n, int k,
+                    cudaStream_t stream,
+                    course::ThreadMapping mapping = course::ThreadMapping::coalesced) {
+  launch_product(minplus_kernel, A, B, C, m, n, k, stream, mapping);
+}
+
+/// Convolves the h x w image @p img with the odd mk x ml @p mask (zero padding) into @p out.
+inline void conv2d(const float* img, int h, int w, const float* mask, int mk, int ml, float* out,
+                   cudaStream_t stream) {
+  course::require_positive(h, "h");
+  course::require_positive(w, "w");
+  course::require(mk >= 1 && ml >= 1 && mk % 2 == 1 && ml % 2 == 1, "the mask sides must be odd");
+  const dim3 block(kBlockX, kBlockY);
+  const dim3 grid = course::grid_2d(w, h, block);
+  conv2d_kernel<<<grid, block, 0, stream>>>(img, h, w, mask, mk, ml, out);
+  COURSE_CHECK_LAUNCH(conv2d_kernel, grid, block, 0, stream);
+}
+
+/// Full convolution of the n-sample signal @p a with the m-tap mask @p b into the n + m - 1
+/// samples of @p y.
+inline void conv1d(const float* a, int n, const float* b, int m, float* y, cudaStream_t stream) {
+  course::require_positive(n, "n");
+  course::require_positive(m, "m");
+  const dim3 block(kBlock1d);
+  const dim3 grid = course::grid_1d(static_cast<long long>(n) + m - 1, kBlock1d);
+  conv1d_kernel<<<grid, block, 0, stream>>>(a, n, b, m, y);
+  COURSE_CHECK_LAUNCH(conv1d_kernel, grid, block, 0, stream);
+}
+
+}  // namespace ch01
