@@ -8,10 +8,11 @@ Fails (status 1, one line per problem) unless:
 - the main page, the tools, instructors, results and API pages exist, with the API reference of
   namespace course, of every listed chapter's namespace and the file list;
 - there is a page for exactly the listed chapters (chNN.html), each linking to the previous and
-  next chapter and showing each of its diagrams (docs/diagrams/chNN_*.dot) as an image; every
-  chapter after the first has its "what changed" page, and the full edition has each chapter's
-  "exercises solved" page while the student edition has none, nor any page of a file in
-  solutions/;
+  next chapter, to the tools page and to the chapter's hints page (chNN_hints.html, in both
+  editions) and appendix page (chNN_appendix.html) where there is one, and showing at least one
+  figure of its chapter (chapters/NN_slug/figures/NAME.svg) as an image; every chapter after the
+  first has its "what changed" page, and the full edition has each chapter's "exercises solved"
+  page while the student edition has none, nor any page of a file in solutions/;
 - the results page shows the committed plot, or says that none is committed;
 - no page shows Doxygen or Markdown syntax that failed to render (`@ref`, a code fence);
 - every internal link, image, stylesheet, script, frame and object resolves to a file of the site,
@@ -180,6 +181,16 @@ class Site:
                 self.check_target(self.rel(path), path, url)
 
 
+def is_figure(key, name):
+    """Whether the image file @p name of the site is a figure of chapter @p key: make_pages.py
+    names the copy of chapters/NN_slug/figures/NAME.svg chapters_NN_slug_figures_NAME.svg."""
+    if re.fullmatch(rf"chapters_{key[2:]}_[a-z0-9_]+?_figures_[^/]+\.svg", name):
+        return True
+    # Diagrams placed by a <!-- diagram: chNN_name --> marker (docs/diagrams), still accepted
+    # while lessons move to figures/.
+    return name.startswith(f"dot_{key}_")
+
+
 def check_pages(site, edition, chapters):
     root = site.root
     required = ["index", "tools", "instructors", "results", "api", "files", "namespacecourse"]
@@ -206,9 +217,19 @@ def check_pages(site, edition, chapters):
                 site.problem(path.name, f"no link to the neighbouring chapter {neighbour}.html")
         if "index.html" not in hrefs:
             site.problem(path.name, "no link back to the course map (index.html)")
-        diagrams = [url for url in parsed.images if urlsplit(url).path.startswith(f"dot_{key}_")]
-        if not diagrams:
-            site.problem(path.name, f"shows no diagram (docs/diagrams/{key}_*.dot)")
+        figures = [url for url in parsed.images if is_figure(key, urlsplit(url).path)]
+        if not figures:
+            site.problem(path.name, f"shows no figure of its chapter (a lesson shows "
+                                    f"![caption](figures/NAME.svg), chapters/{key[2:]}_*/figures/)")
+        if "tools.html" not in hrefs:
+            site.problem(path.name, "no link to the tools page (tools.html): a lesson links "
+                                    "../../docs/pages/tools.md")
+        if not (root / f"{key}_hints.html").is_file():
+            site.problem(f"{key}_hints.html", "missing (the chapter's HINTS.md)")
+        elif f"{key}_hints.html" not in hrefs:
+            site.problem(path.name, f"no link to {key}_hints.html")
+        if (root / f"{key}_appendix.html").is_file() and f"{key}_appendix.html" not in hrefs:
+            site.problem(path.name, f"no link to {key}_appendix.html")
         for extra, wanted in ((f"{key}_changes", int(key[2:]) > 1),
                               (f"{key}_solution", edition == "full")):
             exists = (root / f"{extra}.html").is_file()

@@ -3,8 +3,11 @@
 
 From the repository's own files, at build time:
   index.md             the README as the main page (links to chapters become links to their pages)
-  chNN.md              each chapter's lesson, with previous / next navigation and its diagrams
-                       (docs/diagrams/chNN_*.dot) placed into the page
+  chNN.md              each chapter's lesson, with previous / next navigation; its figures
+                       (`![caption](figures/NAME.svg)`, the SVGs committed next to their .dot
+                       sources) are copied into the site
+  chNN_appendix.md     the chapter's APPENDIX.md, where there is one
+  chNN_hints.md        the chapter's HINTS.md, in both editions (hints are not solutions)
   chNN_changes.md      what changed since the previous chapter: a diff of the kernels and driver
   chNN_solution.md     (full edition only) the exercises solved: the student's kernels against
                        the solution's
@@ -13,10 +16,11 @@ From the repository's own files, at build time:
   api.md               a guide to the API reference
   <name>.md            every page in docs/pages/ (tools, instructors)
 
-Links between repository files are rewritten for the site: a link to a chapter's README.md leads to
-its page, a link to a documented header to its reference page, a link to a heading of a Markdown
-file to that section; links to other repository files keep their text. A link to a file that does
-not exist is an error.
+Links between repository files are rewritten for the site: a link to a chapter's README.md,
+APPENDIX.md or HINTS.md leads to its page, a link to a documented header (common/, a chapter's
+launch.cuh and kernels.cuh) to its reference page, a link to a heading of a Markdown file to that
+section, an image to a copy of it in the site; links to other repository files keep their text. A
+link to a file that does not exist is an error.
 
 The edition decides which kernels are shown: the full edition documents and diffs solutions/, the
 student edition chapters/ (no solution code at all).
@@ -94,6 +98,9 @@ class Chapter:
         self.key = f"ch{match.group(1)}"
         self.dirname = dirname
         self.lesson = f"chapters/{dirname}/README.md"
+        self.appendix = f"chapters/{dirname}/APPENDIX.md"
+        self.hints = f"chapters/{dirname}/HINTS.md"
+        self.launch = f"chapters/{dirname}/launch.cuh"
         self.student_kernels = f"chapters/{dirname}/kernels.cuh"
         self.solution_kernels = f"solutions/{dirname}/kernels.cuh"
         self.driver = f"chapters/{dirname}/main.cu"
@@ -108,6 +115,16 @@ class Chapter:
 
     def kernels(self, edition):
         return self.solution_kernels if edition == "full" else self.student_kernels
+
+
+def chapter_companions(root, chapter):
+    """The pages a chapter's lesson links to that live beside it, as (repository path, label),
+    for those that exist: its appendix and its hints (both editions: hints are no solution)."""
+    companions = []
+    for rel, suffix in ((chapter.appendix, "appendix"), (chapter.hints, "hints")):
+        if (root / rel).exists():
+            companions.append((rel, f"{chapter.key}_{suffix}"))
+    return companions
 
 
 def strip_markdown(text):
@@ -172,7 +189,9 @@ class Site:
         for header in sorted((root / "common/include/course").glob("*")):
             if header.suffix in (".hpp", ".cuh", ".h"):
                 rel = header.relative_to(root).as_posix()
-                self.documented[rel] = rel
+                # Doxygen knows these by their include name (STRIP_FROM_INC_PATH): course/NAME
+                # is what tells common/include/course/launch.cuh from a chapter's launch.cuh.
+                self.documented[rel] = header.relative_to(root / "common/include").as_posix()
         for chapter in chapters:
             documented = chapter.kernels(edition)
             if (root / documented).exists():
@@ -181,7 +200,12 @@ class Site:
                 self.documented[documented] = documented
                 if edition == "full":
                     self.documented[chapter.student_kernels] = documented
+            if (root / chapter.launch).exists():
+                # One launch file per chapter, the same in both editions.
+                self.documented[chapter.launch] = chapter.launch
             self.page_labels[chapter.lesson] = chapter.key
+            for rel, label in chapter_companions(root, chapter):
+                self.page_labels[rel] = label
         self.page_labels["README.md"] = "index"
         for page in sorted((root / "docs/pages").glob("*.md")):
             self.page_labels[page.relative_to(root).as_posix()] = page.stem
@@ -570,7 +594,7 @@ def chapter_page(site, index):
         page.add(text, rel, 1)
     page.add("")
     page.add(chapter_nav(site, index))
-    extras = []
+    extras = [f"@subpage {label}" for _, label in chapter_companions(site.root, chapter)]
     if chapter.number > 1:
         extras.append(f"@subpage {chapter.key}_changes")
     if site.edition == "full":
@@ -586,6 +610,36 @@ def chapter_page(site, index):
         page.add(text, rel if source_line else None, source_line)
     page.add("")
     page.add(chapter_nav(site, index))
+    return page
+
+
+def companion_page(site, index, rel, label):
+    """A page of its own for a file beside a chapter's lesson (APPENDIX.md, HINTS.md), linked from
+    the chapter's page and leading back to it."""
+    chapter = site.chapters[index]
+    lines = (site.root / rel).read_text(encoding="utf-8").splitlines()
+    lines = site.label_headings(rel, lines, label, label)
+    title_index, _ = split_title(lines)
+    page = Page(f"{label}.md")
+    back = nav_box([f'@ref {chapter.key} "&larr; Back to {chapter.title}"',
+                    '@ref index "Course map"'])
+    if title_index is None:
+        what = "hints" if label.endswith("_hints") else "appendix"
+        page.add(f"# Chapter {chapter.number}: {what} {{#{label}}}")
+        title_index = -1
+    transformed = site.transform(rel, lines)
+    for number, text in enumerate(transformed[:title_index + 1], start=1):
+        page.add(text, rel, number)
+    page.add("")
+    page.add(back)
+    page.add("")
+    if not any(text.strip() == "[TOC]" for text in transformed):
+        page.add("[TOC]")
+        page.add("")
+    for number, text in enumerate(transformed[title_index + 1:], start=title_index + 2):
+        page.add(text, rel, number)
+    page.add("")
+    page.add(back)
     return page
 
 
@@ -625,6 +679,8 @@ def changes_page(site, index):
     for label, old_rel, new_rel, name in (
             ("The kernels", previous.kernels(site.edition), chapter.kernels(site.edition),
              f"{chapter.key}_changes_kernels.html"),
+            ("The launchers", previous.launch, chapter.launch,
+             f"{chapter.key}_changes_launch.html"),
             ("The driver", previous.driver, chapter.driver, f"{chapter.key}_changes_driver.html")):
         if not ((site.root / old_rel).exists() and (site.root / new_rel).exists()):
             continue
@@ -745,20 +801,25 @@ def api_page(site):
     for rel in sorted(site.documented):
         if rel.startswith("common/"):
             brief = first_brief(site.root / rel)
-            page.add(f"- @ref {rel} \"{Path(rel).name}\": {brief}")
+            page.add(f"- @ref {site.documented[rel]} \"{Path(rel).name}\": {brief}")
     page.add("")
     page.add("## Each chapter's launchers {#api-chapters}")
     page.add("")
     source = "solutions/" if site.edition == "full" else "chapters/"
     page.add("Every chapter exposes the same launchers (`matmul`, `minplus`, `conv2d`, `conv1d` "
              "where it carries the problem) in its own namespace, so the drivers, the tests and "
-             f"the ladder treat all chapters alike. This edition documents them from `{source}`.")
+             "the ladder treat all chapters alike. A chapter's host side (launchers, validation, "
+             "its exercise table) is in its `launch.cuh`, the same file in both editions; its "
+             f"kernels are in `kernels.cuh`, which this edition documents from `{source}`.")
     page.add("")
     for chapter in site.chapters:
-        rel = chapter.kernels(site.edition)
-        if (site.root / rel).exists():
-            page.add(f'- <a href="namespace{chapter.key}.html">namespace {chapter.key}</a>, '
-                     f"from @ref {rel} \"{rel}\": {first_brief(site.root / rel)}")
+        files = [rel for rel in (chapter.launch, chapter.kernels(site.edition))
+                 if (site.root / rel).exists()]
+        if files:
+            described = "; ".join(f"@ref {rel} \"{Path(rel).name}\": {first_brief(site.root / rel)}"
+                                  for rel in files)
+            page.add(f'- <a href="namespace{chapter.key}.html">namespace {chapter.key}</a>: '
+                     f"{described}")
     return page
 
 
@@ -807,6 +868,8 @@ def generate(root, out_dir, edition, chapter_dirs):
     # The lessons first, so that links between pages find their labels.
     for index in range(len(chapters)):
         pages.append(chapter_page(site, index))
+        for rel, label in chapter_companions(root, chapters[index]):
+            pages.append(companion_page(site, index, rel, label))
         if chapters[index].number > 1:
             pages.append(changes_page(site, index))
         if edition == "full":

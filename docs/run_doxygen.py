@@ -13,6 +13,7 @@ window. Only the Python standard library is used.
 """
 
 import argparse
+import html
 import json
 import re
 import shutil
@@ -29,11 +30,17 @@ MESSAGE = re.compile(r"^(?P<file>[^:\n]+?):(?P<line>\d+): (?P<text>.*)$")
 # scale down with a narrow window (course.css: img.course-diagram).
 DIAGRAM_IMAGE = re.compile(r'<img src="(dot_ch[0-9]{2}_[A-Za-z0-9_]+\.png)"[^>]*/>')
 DIAGRAM_SCALE = 2
-# Markdown images in SVG (the ladder's plot) become objects of their natural size; as images
-# they scale down too.
+# Markdown images in SVG (the chapters' figures, the ladder's plot) become objects of their
+# natural size; as images they scale down too. An image is given the width its drawing has at
+# 1 pt per unit of its viewBox (Graphviz's figures set dpi=192, which makes their natural size
+# 2.67 times that) and, for its alt text, the caption Doxygen writes after it.
 SVG_OBJECT = re.compile(
     r'<object type="image/svg\+xml" data="([A-Za-z0-9_.\-]+\.svg)" '
-    r'style="pointer-events: none;"></object>')
+    r'style="pointer-events: none;"></object>(\s*<div class="caption">\s*(.*?)</div>)?',
+    re.DOTALL)
+SVG_VIEWBOX = re.compile(r'<svg\b[^>]*?\sviewBox="\s*[-0-9.]+[ ,]+[-0-9.]+[ ,]+([0-9.]+)[ ,]+'
+                         r'[0-9.]+\s*"', re.DOTALL)
+TAG = re.compile(r"<[^>]+>")
 
 
 def png_width(path):
@@ -42,6 +49,22 @@ def png_width(path):
     if header[:8] != b"\x89PNG\r\n\x1a\n":
         raise ValueError(f"{path}: not a PNG file")
     return struct.unpack(">I", header[16:20])[0]
+
+
+def svg_image(html_dir, match):
+    """The <img> (and caption) for one SVG object of a page."""
+    name = match.group(1)
+    caption = match.group(3)
+    alt = " ".join(TAG.sub("", caption).split()) if caption else name
+    width = ""
+    try:
+        viewbox = SVG_VIEWBOX.search((html_dir / name).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        viewbox = None
+    if viewbox:
+        width = f' width="{round(float(viewbox.group(1)) * 4 / 3)}"'
+    return (f'<img class="course-diagram" src="{name}"{width} '
+            f'alt="{html.escape(alt, quote=True)}"/>{match.group(2) or ""}')
 
 
 def scalable_diagrams(html_dir):
@@ -53,8 +76,7 @@ def scalable_diagrams(html_dir):
             lambda m: (f'<img class="course-diagram" src="{m.group(1)}" '
                        f'width="{png_width(html_dir / m.group(1)) // DIAGRAM_SCALE}" '
                        f'alt="diagram {m.group(1)[4:-4]}"/>'), text)
-        new = SVG_OBJECT.sub(
-            lambda m: f'<img class="course-diagram" src="{m.group(1)}" alt="{m.group(1)}"/>', new)
+        new = SVG_OBJECT.sub(lambda m: svg_image(html_dir, m), new)
         if new != text:
             page.write_text(new, encoding="utf-8")
 
