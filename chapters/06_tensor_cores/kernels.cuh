@@ -18,24 +18,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
-
-#include "course/cuda_check.hpp"
-#include "course/exercise.hpp"
-#include "course/launch.cuh"
-#include "course/problems.hpp"
 
 /// Chapter 6: tensor cores; 128 x 256 tiles per block of 8 warps, each warp 64 x 64 results as
 /// 4 x 8 mma.sync.m16n8k8 TF32 tiles, fed from three shared stages of 32 k-steps by cp.async.
 namespace ch06 {
-
-/// The exercises of this chapter and the problems whose results depend on them.
-inline constexpr course::Exercise kExercises[] = {
-    {"6.1", "matmul", "fragment layout: the row and column of a lane's accumulator element"},
-    {"6.2", "matmul", "the warp's loop: mma.sync over the 4 x 8 tiles for each 8 k-steps"},
-    {"6.3", "matmul", "ldmatrix: the shared row each lane points at, conflict-free"},
-    {"6.4", "matmul", "write-back: the accumulators into C, with bounds checks"},
-};
 
 // ---------------------------------------------------------------------------------------------
 // Geometry
@@ -82,18 +68,6 @@ inline constexpr std::size_t kProductSharedBytes =
     static_cast<std::size_t>(kStages) * kStageFloats * sizeof(float);
 /// The float4 slots in one row of a stage.
 inline constexpr int kQuadsPerRow = kBatch / kQuad;
-/// Tile side of the pre-pass that transposes B (a 32 x 32 tile through shared memory).
-inline constexpr int kTransposeTile = 32;
-/// Rows of the transpose tile that its 32 x 8 threads copy per pass.
-inline constexpr int kTransposeRowsPerPass = 8;
-/// How this chapter's matmul multiplies: TF32 inputs, FP32 sums. Its checks use the TF32
-/// tolerance of course/check.hpp.
-constexpr course::Arithmetic matmul_arithmetic() {
-  return course::Arithmetic::tf32;
-}
-/// The oldest GPUs with TF32 tensor cores, cp.async and this ldmatrix: compute capability 8.0.
-inline constexpr int kMinComputeCapabilityMajor = 8;
-
 static_assert(kTileRows * kQuadsPerRow % kProductThreads == 0 &&
                   kTileCols * kQuadsPerRow % kProductThreads == 0,
               "every thread copies the same number of float4s per stage");
@@ -333,7 +307,7 @@ __global__ void __launch_bounds__(kProductThreads)
 }
 
 // ---------------------------------------------------------------------------------------------
-// Pre-pass: round to TF32, pad, and transpose B
+// The pre-pass's element hook: round to TF32
 // ---------------------------------------------------------------------------------------------
 
 /// @p x rounded to the nearest TF32 value (10 mantissa bits; ties away from zero), as a float
@@ -349,116 +323,10 @@ __device__ __forceinline__ float round_to_tf32(float x) {
 #endif
 }
 
-/// Pre-pass: `ap[i][kk] = tf32(a[i][kk])` for i < m, kk < k (a is m x k), and 0 elsewhere in the
-/// padded_m x padded_k result. A block of 32 x 8 threads covers 32 x 32 elements, a warp one row
-/// of 32 at a time.
-__global__ void round_pad_kernel(const float* __restrict__ a, int m, int k, float* __restrict__ ap,
-                                 int padded_m, int padded_k) {
-  const int kk = blockIdx.x * kTransposeTile + threadIdx.x;
-  for (int r = threadIdx.y; r < kTransposeTile; r += kTransposeRowsPerPass) {
-    const int i = blockIdx.y * kTransposeTile + r;
-    if (kk < padded_k && i < padded_m) {
-      ap[static_cast<std::size_t>(i) * padded_k + kk] =
-          (i < m && kk < k) ? round_to_tf32(a[static_cast<std::size_t>(i) * k + kk]) : 0.0f;
-    }
-  }
-}
-
-/// Pre-pass: `btp[j][kk] = tf32(b[kk][j])` for kk < k, j < n (b is k x n), and 0 elsewhere in the
-/// padded_n x padded_k result. A 32 x 32 tile through shared memory keeps both the reads of b and
-/// the writes of btp coalesced; the +1 column avoids bank conflicts.
-__global__ void round_transpose_pad_kernel(const float* __restrict__ b, int k, int n,
-                                           float* __restrict__ btp, int padded_n, int padded_k) {
-  __shared__ float tile[kTransposeTile][kTransposeTile + 1];
-  const int j_base = blockIdx.x * kTransposeTile;  // columns of b, rows of btp
-  const int k_base = blockIdx.y * kTransposeTile;  // rows of b, columns of btp
-  for (int r = threadIdx.y; r < kTransposeTile; r += kTransposeRowsPerPass) {
-    const int kk = k_base + r;
-    const int j = j_base + threadIdx.x;
-    tile[r][threadIdx.x] =
-        (kk < k && j < n) ? round_to_tf32(b[static_cast<std::size_t>(kk) * n + j]) : 0.0f;
-  }
-  __syncthreads();
-  for (int r = threadIdx.y; r < kTransposeTile; r += kTransposeRowsPerPass) {
-    const int j = j_base + r;
-    const int kk = k_base + threadIdx.x;
-    if (j < padded_n && kk < padded_k)
-      btp[static_cast<std::size_t>(j) * padded_k + kk] = tile[threadIdx.x][r];
-  }
-}
-
-/// Rounds @p value up to a multiple of @p step, checking that the result still fits an int.
-inline int round_up_checked(int value, int step, const char* name) {
-  const long long rounded = course::ceil_div(value, step) * step;
-  course::require(rounded <= 0x7fffffffLL,
-                  std::string(name) + " is too large to pad to a multiple of the tile");
-  return static_cast<int>(rounded);
-}
-
-/// C = A * B on tensor cores: TF32 products (inputs rounded to 10 mantissa bits), FP32 sums.
-/// Row-major: A is m x k, B is k x n, C is m x n. Any m, n, k >= 1. Rounds and pads A and B^T into
-/// scratch memory, allocated on @p s (cudaMallocAsync) and freed on it after the product
-/// (cudaFreeAsync), then runs product_kernel; all launches go to @p s.
-/// The error is that of TF32 inputs, about 2^-11 relative per product (course/check.hpp).
-/// @param A device pointer, m x k. @param B device pointer, k x n. @param C device pointer, m x n.
-/// @param m rows of A and C. @param n columns of B and C. @param k columns of A, rows of B.
-/// @param s stream for all launches.
-inline void matmul(const float* A, const float* B, float* C, int m, int n, int k, cudaStream_t s) {
-  course::require_positive(m, "m");
-  course::require_positive(n, "n");
-  course::require_positive(k, "k");
-  course::require(A != nullptr && B != nullptr && C != nullptr, "matrix pointers must not be null");
-  const int padded_m = round_up_checked(m, kTileRows, "m");
-  const int padded_n = round_up_checked(n, kTileCols, "n");
-  const int padded_k = round_up_checked(k, kBatch, "k");
-  int device = 0;
-  int major = 0;
-  int minor = 0;
-  COURSE_CUDA_CHECK(cudaGetDevice(&device));
-  COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  course::require(major >= kMinComputeCapabilityMajor,
-                  "matmul: TF32 tensor-core instructions (mma.sync.m16n8k8.tf32) need compute "
-                  "capability " +
-                      std::to_string(kMinComputeCapabilityMajor) + ".0 or newer; this GPU has " +
-                      std::to_string(major) + "." + std::to_string(minor));
-  int optin_limit = 0;
-  COURSE_CUDA_CHECK(
-      cudaDeviceGetAttribute(&optin_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  course::require(kProductSharedBytes <= static_cast<std::size_t>(optin_limit),
-                  "matmul: the tensor-core kernel needs " + std::to_string(kProductSharedBytes) +
-                      " bytes of shared memory per block, more than this device allows (" +
-                      std::to_string(optin_limit) + ")");
-  // Every grid first: a size the grids cannot cover is refused before anything is allocated.
-  const dim3 copy_block(kTransposeTile, kTransposeRowsPerPass);
-  const dim3 copy_tile(kTransposeTile, kTransposeTile);
-  const dim3 round_grid = course::grid_2d(padded_k, padded_m, copy_tile);
-  const dim3 transpose_grid = course::grid_2d(padded_n, padded_k, copy_tile);
-  const dim3 block(kProductThreads);
-  // One block per 128 x 256 tile of C.
-  const dim3 grid =
-      course::grid_2d(course::ceil_div(n, kTileCols), course::ceil_div(m, kTileRows), dim3(1, 1));
-
-  float* ap = nullptr;
-  float* btp = nullptr;
-  COURSE_CUDA_CHECK(
-      cudaMallocAsync(&ap, static_cast<std::size_t>(padded_m) * padded_k * sizeof(float), s));
-  COURSE_CUDA_CHECK(
-      cudaMallocAsync(&btp, static_cast<std::size_t>(padded_n) * padded_k * sizeof(float), s));
-  round_pad_kernel<<<round_grid, copy_block, 0, s>>>(A, m, k, ap, padded_m, padded_k);
-  COURSE_CHECK_LAUNCH(round_pad_kernel, round_grid, copy_block, 0, s);
-  round_transpose_pad_kernel<<<transpose_grid, copy_block, 0, s>>>(B, k, n, btp, padded_n,
-                                                                   padded_k);
-  COURSE_CHECK_LAUNCH(round_transpose_pad_kernel, transpose_grid, copy_block, 0, s);
-
-  COURSE_CUDA_CHECK(cudaFuncSetAttribute(product_kernel,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(kProductSharedBytes)));
-  product_kernel<<<grid, block, kProductSharedBytes, s>>>(ap, btp, C, m, n, padded_k);
-  COURSE_CHECK_LAUNCH(product_kernel, grid, block, kProductSharedBytes, s);
-  // Freed in stream order: the memory is reused only after the kernels above are done.
-  COURSE_CUDA_CHECK(cudaFreeAsync(ap, s));
-  COURSE_CUDA_CHECK(cudaFreeAsync(btp, s));
-}
+/// The pre-pass's element hook (course/prepass.cuh): every copied element rounded to TF32.
+struct RoundToTf32 {
+  /// @p x rounded to TF32.
+  __device__ float operator()(float x) const { return round_to_tf32(x); }
+};
 
 }  // namespace ch06

@@ -4,6 +4,7 @@
 // ldmatrix_offset() give every lane the elements the instruction expects, and that the 8 rows
 // of each ldmatrix read fall on 32 different banks. Only host code runs; no GPU is needed.
 #include "solutions/06_tensor_cores/kernels.cuh"
+#include "chapters/06_tensor_cores/launch.cuh"
 
 #include "catch.hpp"
 #include "rejection.hpp"

@@ -3,6 +3,7 @@
 // of the 16 x 8 instruction tile and of the 32-step batch, and k much larger than m and n.
 // Built twice: against the solution (label "solutions") and against your kernels (label "ch06").
 #include <kernels.cuh>
+#include "chapters/06_tensor_cores/launch.cuh"
 
 #include "catch.hpp"
 #include "gpu_support.hpp"

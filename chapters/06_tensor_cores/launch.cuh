@@ -1,0 +1,100 @@
+/// @file launch.cuh
+/// @brief Chapter 6, host side: the exercise table, the launch checks and the product's launcher.
+///
+/// Included after a chapter-6 kernels.cuh (yours or the solution's), which defines the kernels
+/// these launchers start; it includes no kernels file itself, so a later chapter can run chapter
+/// 6's solution through it.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string>
+
+#include "course/cuda_check.hpp"
+#include "course/exercise.hpp"
+#include "course/launch.cuh"
+#include "course/prepass.cuh"
+#include "course/problems.hpp"
+#include "course/semiring.cuh"
+
+namespace ch06 {
+
+/// The exercises of this chapter and the problems whose results depend on them.
+inline constexpr course::Exercise kExercises[] = {
+    {"6.1", "matmul", "fragment layout: the row and column of a lane's accumulator element"},
+    {"6.2", "matmul", "the warp's loop: mma.sync over the 4 x 8 tiles for each 8 k-steps"},
+    {"6.3", "matmul", "ldmatrix: the shared row each lane points at, conflict-free"},
+    {"6.4", "matmul", "write-back: the accumulators into C, with bounds checks"},
+};
+
+/// How this chapter's matmul multiplies: TF32 inputs, FP32 sums. Its checks use the TF32
+/// tolerance of course/check.hpp.
+constexpr course::Arithmetic matmul_arithmetic() {
+  return course::Arithmetic::tf32;
+}
+
+/// The oldest GPUs with TF32 tensor cores, cp.async and this ldmatrix: compute capability 8.0.
+inline constexpr int kMinComputeCapabilityMajor = 8;
+
+/// Refuses a GPU without TF32 tensor cores, or one that cannot give a block @p shared_bytes of
+/// shared memory, each with one line that says why.
+inline void require_tensor_cores(std::size_t shared_bytes) {
+  int device = 0;
+  int major = 0;
+  int minor = 0;
+  COURSE_CUDA_CHECK(cudaGetDevice(&device));
+  COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  course::require(major >= kMinComputeCapabilityMajor,
+                  "matmul: TF32 tensor-core instructions (mma.sync.m16n8k8.tf32) need compute "
+                  "capability " +
+                      std::to_string(kMinComputeCapabilityMajor) + ".0 or newer; this GPU has " +
+                      std::to_string(major) + "." + std::to_string(minor));
+  int optin_limit = 0;
+  COURSE_CUDA_CHECK(
+      cudaDeviceGetAttribute(&optin_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  course::require(shared_bytes <= static_cast<std::size_t>(optin_limit),
+                  "matmul: the tensor-core kernel needs " + std::to_string(shared_bytes) +
+                      " bytes of shared memory per block, more than this device allows (" +
+                      std::to_string(optin_limit) + ")");
+}
+
+/// C = A * B on tensor cores: TF32 products (inputs rounded to 10 mantissa bits), FP32 sums.
+/// Row-major: A is m x k, B is k x n, C is m x n. Any m, n, k >= 1. The pre-pass
+/// (course/prepass.cuh) rounds A and B to TF32 and pads them with zeros into scratch memory, B
+/// transposed, then product_kernel runs; all launches go to @p s, and the scratch is freed on it
+/// after the product. The error is that of TF32 inputs, about 2^-11 relative per product
+/// (course/check.hpp).
+/// @param A device pointer, m x k. @param B device pointer, k x n. @param C device pointer, m x n.
+/// @param m rows of A and C. @param n columns of B and C. @param k columns of A, rows of B.
+/// @param s stream for all launches.
+inline void matmul(const float* A, const float* B, float* C, int m, int n, int k, cudaStream_t s) {
+  course::require_positive(m, "m");
+  course::require_positive(n, "n");
+  course::require_positive(k, "k");
+  course::require(A != nullptr && B != nullptr && C != nullptr, "matrix pointers must not be null");
+  const course::PaddedSizes padded = course::padded_sizes<kTileRows, kTileCols, kBatch>(m, n, k);
+  require_tensor_cores(kProductSharedBytes);
+  // Every grid first: a size the grids cannot cover is refused before anything is allocated.
+  // A stays m x k; B becomes B^T (n x k), so that both tiles of a stage hold rows of k.
+  const course::PadPlan a_plan = course::plan_pad(m, k, padded.m, padded.k);
+  const course::PadPlan b_plan =
+      course::plan_pad(k, n, padded.k, padded.n, course::PadLayout::transposed);
+  const dim3 block(kProductThreads);
+  // One block per 128 x 256 tile of C.
+  const dim3 grid =
+      course::grid_2d(course::ceil_div(n, kTileCols), course::ceil_div(m, kTileRows), dim3(1, 1));
+
+  const course::PaddedOperand ap =
+      course::pad_operand<course::PlusTimes, RoundToTf32>(A, a_plan, s);
+  const course::PaddedOperand btp =
+      course::pad_operand<course::PlusTimes, RoundToTf32>(B, b_plan, s);
+  COURSE_CUDA_CHECK(cudaFuncSetAttribute(product_kernel,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(kProductSharedBytes)));
+  product_kernel<<<grid, block, kProductSharedBytes, s>>>(ap.data(), btp.data(), C, m, n, padded.k);
+  COURSE_CHECK_LAUNCH(product_kernel, grid, block, kProductSharedBytes, s);
+}
+
+}  // namespace ch06
