@@ -103,6 +103,7 @@ std::string join(const std::vector<std::string>& values, const char* separator) 
 
 Options parse_options(int argc, const char* const* argv, const ChapterFlags& flags) {
   Options options;
+  std::string launch_flag;  // the last launch choice given (--tile, ...), refused with --bug
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     std::string value;
@@ -167,14 +168,17 @@ Options parse_options(int argc, const char* const* argv, const ChapterFlags& fla
         fail(flag, text, "this chapter takes at most " + std::to_string(flags.max_taps) + " taps");
       }
     } else if (flag == "--tile" && !flags.tiles.empty()) {
+      launch_flag = flag;
       const std::string text = take_value();
       options.launch.tile = parse_size(flag, text);
       require_offered(flag, text, options.launch.tile, flags.tiles);
     } else if (flag == "--block" && !flags.blocks.empty()) {
+      launch_flag = flag;
       const std::string text = take_value();
       options.launch.block = parse_size(flag, text);
       require_offered(flag, text, options.launch.block, flags.blocks);
     } else if (flag == "--mapping" && flags.mapping) {
+      launch_flag = flag;
       const std::string text = take_value();
       if (text == "coalesced") {
         options.launch.mapping = ThreadMapping::coalesced;
@@ -184,6 +188,7 @@ Options parse_options(int argc, const char* const* argv, const ChapterFlags& fla
         fail(flag, text, "expected coalesced or transposed");
       }
     } else if (flag == "--variant" && !flags.variants.empty()) {
+      launch_flag = flag;
       const std::string text = take_value();
       if (std::find(flags.variants.begin(), flags.variants.end(), text) == flags.variants.end())
         fail(flag, text, "this chapter offers " + join(flags.variants, ", "));
@@ -192,6 +197,17 @@ Options parse_options(int argc, const char* const* argv, const ChapterFlags& fla
       options.signal_csv = take_value();
       if (options.signal_csv.empty())
         fail(flag, options.signal_csv, "expected a file name");
+    } else if (flag == "--bug") {
+      const std::string text = take_value();
+      if (std::find(flags.bugs.begin(), flags.bugs.end(), text) == flags.bugs.end()) {
+        fail(flag, text,
+             flags.bugs.empty() ? "this chapter plants no bugs"
+                                : "this chapter's planted bugs are " + join(flags.bugs, ", "));
+      }
+      options.bug = text;
+    } else if (flag == "--list-bugs") {
+      no_value();
+      options.list_bugs = true;
     } else if (flag == "--warmup") {
       options.warmup = static_cast<int>(parse_integer(flag, take_value(), 0, 1000000));
     } else if (flag == "--reps") {
@@ -222,6 +238,14 @@ Options parse_options(int argc, const char* const* argv, const ChapterFlags& fla
     } else {
       throw UsageError("unknown flag " + quoted(argv[i]) + " for this chapter");
     }
+  }
+  if (!options.bug.empty() && !launch_flag.empty()) {
+    throw UsageError("--bug: a planted bug runs its own launch, so " + launch_flag +
+                     " cannot go with it");
+  }
+  if (!options.bug.empty() && !options.signal_csv.empty()) {
+    throw UsageError("--bug: the signal demo runs the chapter's own conv1d, so --signal-csv " +
+                     quoted(options.signal_csv) + " cannot go with it");
   }
   const bool runs_conv1d =
       options.problems.empty() || std::find(options.problems.begin(), options.problems.end(),
@@ -280,7 +304,15 @@ std::string usage(const std::string& program, const ChapterFlags& flags) {
       << "  --no-check        skip the comparison with the CPU reference\n"
       << "  --no-compare      skip timing the previous chapter's solution (no speedup)\n"
       << "  --csv             one CSV line per run instead of the report\n"
-      << "  --exercises       list this chapter's exercises (id, problem, task) and exit\n"
+      << "  --exercises       list this chapter's exercises (id, problem, task) and exit\n";
+  if (flags.bugs.empty()) {
+    out << "  --bug NAME        run a planted bug in place of the kernels (this chapter has "
+           "none)\n";
+  } else {
+    out << "  --bug NAME        run a planted bug in place of the kernels (the bug hunt): "
+        << join(flags.bugs, ", ") << "\n";
+  }
+  out << "  --list-bugs       list the planted bugs (name, the tool that catches it, summary)\n"
       << "  --supports-table  print what this chapter takes (below) as a Markdown table\n"
       << "  -h, --help        this text\n";
   return out.str();

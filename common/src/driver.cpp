@@ -46,19 +46,95 @@ std::vector<float> draw_input(const Workload& workload, std::uint64_t seed, int 
   return random_uniform(count, input_seed);
 }
 
-std::string join_exercises(const Chapter& chapter, Problem problem) {
+bool is_name_character(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '_' || c == '.';
+}
+
+}  // namespace
+
+bool planted_bug_tool_known(const std::string& tool) {
+  static const char* const kSanitizerTools[] = {"check", "memcheck", "racecheck", "synccheck",
+                                                "initcheck"};
+  for (const char* known : kSanitizerTools) {
+    if (tool == known)
+      return true;
+  }
+  const std::string prefix = "ncu:";
+  if (tool.rfind(prefix, 0) != 0 || tool.size() == prefix.size())
+    return false;
+  for (std::size_t i = prefix.size(); i < tool.size(); ++i) {
+    if (!is_name_character(tool[i]) || tool[i] == '-')
+      return false;
+  }
+  return true;
+}
+
+std::string planted_bugs_error(const std::vector<PlantedBug>& bugs) {
+  for (std::size_t i = 0; i < bugs.size(); ++i) {
+    const PlantedBug& bug = bugs[i];
+    const std::string which = "planted bug \"" + bug.name + "\"";
+    if (bug.name.empty() || bug.name.front() == '-')
+      return which + ": a name must not be empty or start with '-'";
+    for (char c : bug.name) {
+      if (!is_name_character(c))
+        return which + ": a name holds only letters, digits, '-', '_' and '.'";
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (bugs[j].name == bug.name)
+        return which + ": the name is registered twice";
+    }
+    if (!planted_bug_tool_known(bug.tool)) {
+      return which + ": tool \"" + bug.tool +
+             "\" is none of check, memcheck, racecheck, synccheck, initcheck, ncu:<metric>";
+    }
+    if (bug.summary.empty() || bug.summary.find_first_of("\t\n\r") != std::string::npos)
+      return which + ": the summary must be one line, without tabs";
+    if (bug.launchers.empty())
+      return which + ": it has no launcher";
+  }
+  return "";
+}
+
+std::string bug_list(const std::vector<PlantedBug>& bugs) {
   std::ostringstream out;
-  bool first = true;
-  for (const Exercise& exercise : chapter.exercises) {
-    if (problem_name(problem) != std::string(exercise.problem))
-      continue;
-    out << (first ? "" : ", ") << exercise.id << " (" << exercise.task << ")";
-    first = false;
+  for (const PlantedBug& bug : bugs)
+    out << bug.name << "\t" << bug.tool << "\t" << bug.summary << "\n";
+  return out.str();
+}
+
+std::string bug_help(const std::vector<PlantedBug>& bugs) {
+  if (bugs.empty())
+    return "";
+  std::ostringstream out;
+  out << "Planted bugs (--bug NAME runs one in place of the chapter's kernels):\n";
+  for (const PlantedBug& bug : bugs) {
+    out << "  " << bug.name << ": " << bug.summary << " (problems:";
+    for (Problem problem : kAllProblems) {
+      if (bug.launchers.offers(problem))
+        out << " " << problem_name(problem);
+    }
+    out << "; caught by " << bug.tool << ")\n";
   }
   return out.str();
 }
 
-}  // namespace
+std::string exercise_hint(const Chapter& chapter, Problem problem) {
+  std::ostringstream exercises;
+  std::ostringstream commands;
+  bool first = true;
+  for (const Exercise& exercise : chapter.exercises) {
+    if (problem_name(problem) != std::string(exercise.problem))
+      continue;
+    exercises << (first ? "" : ", ") << exercise.id << " (" << exercise.task << ")";
+    commands << (first ? "" : ", ") << "scripts/hint.sh " << exercise.id;
+    first = false;
+  }
+  if (first)
+    return "";
+  return "hint: " + std::string(problem_name(problem)) + " is computed by EXERCISE " +
+         exercises.str() + " in " + chapter.kernels_file + "; levelled hints: " + commands.str();
+}
 
 LaunchOptions chosen_launch(const Options& options, const ChapterFlags& flags) {
   LaunchOptions chosen = options.launch;
@@ -237,27 +313,48 @@ std::string describe_variant(Problem problem, const LaunchOptions& chosen,
 
 int run_chapter(const Chapter& chapter, int argc, char** argv) {
   const std::string program = argc > 0 ? argv[0] : "chapter";
+  const std::string registration = planted_bugs_error(chapter.bugs);
+  if (!registration.empty()) {
+    std::cerr << "error: chapter " << chapter.number << " registers a " << registration << "\n";
+    return kExitError;
+  }
+  ChapterFlags flags = chapter.flags;
+  for (const PlantedBug& bug : chapter.bugs)
+    flags.bugs.push_back(bug.name);
   Options options;
   try {
-    options = parse_options(argc, argv, chapter.flags);
+    options = parse_options(argc, argv, flags);
   } catch (const UsageError& error) {
     std::cerr << "error: " << error.what() << "\n"
               << "run '" << program << " --help' for the flags\n";
     return kExitUsage;
   }
   const LaunchOptions chosen = chosen_launch(options, chapter.flags);
-  const ProblemSet launchers = chapter.launchers(chosen);
+  const ProblemSet chapter_launchers = chapter.launchers(chosen);
   // What the chapter takes, described from the lists the parser and the checks below refuse with.
-  const ChapterSupport support = describe_support(chapter.number, launchers, chapter.flags);
-  if (options.help || options.supports_table || options.list_exercises) {
-    if (options.help)
-      std::cout << usage(program, chapter.flags) << "\n" << support_help(support);
+  const ChapterSupport support = describe_support(chapter.number, chapter_launchers, chapter.flags);
+  if (options.help || options.supports_table || options.list_exercises || options.list_bugs) {
+    if (options.help) {
+      const std::string bugs = bug_help(chapter.bugs);
+      std::cout << usage(program, flags) << "\n"
+                << support_help(support) << (bugs.empty() ? "" : "\n") << bugs;
+    }
     if (options.supports_table)
       std::cout << support_table_header() << support_table_row(support);
     if (options.list_exercises)
       std::cout << exercise_list(chapter.exercises);
+    if (options.list_bugs)
+      std::cout << bug_list(chapter.bugs);
     return kExitPass;
   }
+  // With --bug, the planted bug's launchers run in place of the chapter's, with nothing to
+  // compare them with.
+  const PlantedBug* bug = nullptr;
+  for (const PlantedBug& planted : chapter.bugs) {
+    if (planted.name == options.bug)
+      bug = &planted;
+  }
+  const ProblemSet& launchers = bug != nullptr ? bug->launchers : chapter_launchers;
   std::vector<Problem> problems = options.problems;
   if (problems.empty()) {
     for (Problem problem : kAllProblems) {
@@ -266,6 +363,11 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
     }
   }
   for (Problem problem : problems) {
+    if (!launchers.offers(problem) && bug != nullptr) {
+      std::cerr << "error: --problem: planted bug \"" << bug->name << "\" has no "
+                << problem_name(problem) << " kernel\n";
+      return kExitUsage;
+    }
     if (!launchers.offers(problem)) {
       const std::string& why = chapter.missing_reasons[static_cast<int>(problem)];
       std::cerr << "error: --problem: chapter " << chapter.number << " has no "
@@ -297,9 +399,15 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
                 << (chapter.solution ? "solution" : "your kernels") << ")\n"
                 << "device   " << device.summary() << "\n"
                 << "inputs   seed " << options.seed << ", " << options.warmup << " warm-up and "
-                << options.reps << " timed runs per kernel\n\n";
+                << options.reps << " timed runs per kernel\n";
+      if (bug != nullptr) {
+        std::cout << "PLANTED BUG \"" << bug->name << "\" runs in place of the chapter's kernels:"
+                  << " a defect put there on purpose for the bug hunt\n";
+      }
+      std::cout << "\n";
     }
-    const ProblemSet* previous = chapter.previous.empty() ? nullptr : &chapter.previous;
+    const ProblemSet* previous =
+        chapter.previous.empty() || bug != nullptr ? nullptr : &chapter.previous;
     for (Problem problem : problems) {
       if (!options.csv)
         std::cout << std::flush;
@@ -309,7 +417,8 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
       const int previous_number = chapter.previous_numbers[static_cast<int>(problem)];
       result.previous_chapter = previous_number != 0 ? previous_number : chapter.number - 1;
       result.solution = chapter.solution;
-      result.variant = describe_variant(problem, chosen, chapter.flags);
+      result.variant =
+          bug != nullptr ? "bug=" + bug->name : describe_variant(problem, chosen, chapter.flags);
       if (options.csv) {
         std::cout << csv_line(result) << "\n";
       } else {
@@ -318,10 +427,12 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
       }
       if (!result.ok()) {
         status = kExitCheckFailed;
-        const std::string exercises = join_exercises(chapter, problem);
-        if (!chapter.solution && !exercises.empty()) {
-          std::cerr << "hint: " << problem_name(problem) << " is computed by EXERCISE " << exercises
-                    << " in " << chapter.kernels_file << "\n";
+        const std::string hint = exercise_hint(chapter, problem);
+        if (bug != nullptr) {
+          std::cerr << "note: " << problem_name(problem) << " ran the planted bug \"" << bug->name
+                    << "\", not the chapter's kernel\n";
+        } else if (!chapter.solution && !hint.empty()) {
+          std::cerr << hint << "\n";
         }
       }
     }

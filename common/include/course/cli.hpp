@@ -36,6 +36,9 @@ struct ChapterFlags {
   /// Square mask sides offered for conv2d; empty: any odd side up to kMaxMaskSide.
   std::vector<int> mask_sides;
   int max_taps = 0;  ///< largest conv1d mask length; 0: no limit
+  /// Names of the planted bugs `--bug` takes (course::Chapter::bugs fills it in); `--bug` is
+  /// refused with the list (or with "plants no bugs") for any other name.
+  std::vector<std::string> bugs;
 };
 
 /// The launch choices on the command line (`--tile`, `--block`, `--mapping`, `--variant`). A
@@ -70,6 +73,8 @@ struct Options {
   bool help = false;                  ///< print usage and exit
   bool list_exercises = false;        ///< print the chapter's exercises and exit
   bool supports_table = false;        ///< print what the chapter takes as Markdown and exit
+  bool list_bugs = false;             ///< print the planted bugs (name, tool, summary) and exit
+  std::string bug;                    ///< planted bug to run in place of the chapter's kernels
   std::string signal_csv;             ///< conv1d demo: write the signal and its filtered copy
 };
 
@@ -80,8 +85,9 @@ class UsageError : public std::runtime_error {
 };
 
 /// Parses @p argc / @p argv against the common flags and @p flags. Throws UsageError on any bad
-/// value (negative, zero, non-numeric, overflowing, empty, an even mask, a tile or a variant that
-/// is not offered, an unknown flag).
+/// value (negative, zero, non-numeric, overflowing, empty, an even mask, a tile, a variant or a
+/// planted bug that is not offered, an unknown flag), and on `--bug` together with a launch choice
+/// or `--signal-csv` (a planted bug runs its own launch).
 Options parse_options(int argc, const char* const* argv, const ChapterFlags& flags);
 
 /// The numbers of @p values separated by @p separator ("32, 16"), for messages that list choices.

@@ -21,6 +21,19 @@
 
 namespace course {
 
+/// A defect planted on purpose for a chapter's bug hunt: launchers that run a defective kernel
+/// (chapters/NN_slug/bug_hunt.cuh) in place of the chapter's, through the same checked run and
+/// report, selected with `--bug NAME`.
+struct PlantedBug {
+  std::string name;  ///< what `--bug` takes: letters, digits, '-', '_' or '.', e.g. "no-barrier"
+  /// What catches it: `check` (the executable's own check FAILs), `memcheck`, `racecheck`,
+  /// `synccheck` or `initcheck` (compute-sanitizer reports an error), or `ncu:<metric>` (the
+  /// profiler's metric is larger than for the chapter's own kernels on the same arguments).
+  std::string tool;
+  std::string summary;   ///< one line for `--list-bugs` and `--help`; says what, not where
+  ProblemSet launchers;  ///< the problems the bug runs (the others are refused with --bug)
+};
+
 /// What a chapter's executable knows about its chapter.
 struct Chapter {
   int number = 0;            ///< chapter number, 1 to 6
@@ -40,7 +53,29 @@ struct Chapter {
   /// Why the chapter has no kernel for a problem, in kAllProblems order, told when one is asked
   /// for (empty: no reason given).
   std::string missing_reasons[4];
+  /// The chapter's planted bugs (`--bug NAME`, `--list-bugs`); every chapter has at least one.
+  std::vector<PlantedBug> bugs;
 };
+
+/// Whether @p tool names a way to catch a planted bug: check, memcheck, racecheck, synccheck,
+/// initcheck, or ncu:<metric> with a metric name of letters, digits, '_' and '.'.
+bool planted_bug_tool_known(const std::string& tool);
+
+/// What is wrong with @p bugs as a chapter registers them (a name that `--bug` cannot take or that
+/// repeats, an unknown tool, a summary that is empty or not one line, no launcher), or "" when
+/// nothing is.
+std::string planted_bugs_error(const std::vector<PlantedBug>& bugs);
+
+/// `--list-bugs`: one line per bug, `NAME<TAB>TOOL<TAB>summary`.
+std::string bug_list(const std::vector<PlantedBug>& bugs);
+
+/// The planted bugs as `--help` shows them, after the flags (empty when there are none).
+std::string bug_help(const std::vector<PlantedBug>& bugs);
+
+/// The line on stderr after a failed check of @p problem: the exercises that compute it, where
+/// they are and the command that prints their hints (`scripts/hint.sh N.M`); "" when no exercise
+/// computes it.
+std::string exercise_hint(const Chapter& chapter, Problem problem);
 
 /// Chapter::launchers for a chapter that offers no launch choices: @p set, whatever the command
 /// line says.
