@@ -24,58 +24,16 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
 
-#include "course/cuda_check.hpp"
-#include "course/exercise.hpp"
-#include "course/launch.cuh"
 #include "course/semiring.cuh"
 
 /// Chapter 4: register blocking; 64 x 64 tiles per block of 8 x 8 threads, 8 x 8 results per
 /// thread in registers, fed from a shared cache filled four k-steps at a time.
 namespace ch04 {
 
-/// The exercises of this chapter and the problems whose results depend on them.
-inline constexpr course::Exercise kExercises[] = {
-    {"4.1", "matmul", "plain step: copy a batch of A (transposed) and B into xx, yy"},
-    {"4.1", "minplus", "plain step: copy a batch of A (transposed) and B into xx, yy"},
-    {"4.2", "matmul", "every step: the 8 x 8 outer product of x and y, combined into v"},
-    {"4.2", "minplus", "every step: the 8 x 8 outer product of x and y, combined into v"},
-    {"4.3", "matmul", "every step: store the thread's 8 x 8 results where they belong in C"},
-    {"4.3", "minplus", "every step: store the thread's 8 x 8 results where they belong in C"},
-    {"4.4", "matmul", "float4 step: read x and y from xx, yy as two float4 each"},
-    {"4.4", "minplus", "float4 step: read x and y from xx, yy as two float4 each"},
-    {"4.5", "matmul", "float4 step: where this thread's float4s of the padded panels are"},
-    {"4.5", "minplus", "float4 step: where this thread's float4s of the padded panels are"},
-    {"4.6", "matmul", "prefetch step: load the next batch while this one is multiplied"},
-    {"4.6", "minplus", "prefetch step: load the next batch while this one is multiplied"},
-    {"4.7", "conv2d", "load a row of floats into a register array, a float4 at a time"},
-    {"4.8", "conv2d", "register strip for a compile-time mask: reuse each window value"},
-    {"4.9", "conv2d", "register strip for any mask size, four mask columns at a time"},
-};
-
 // ---------------------------------------------------------------------------------------------
 // Matrix product: geometry
 // ---------------------------------------------------------------------------------------------
-
-/// The steps in which the lesson builds the product kernel. The launchers take one as their
-/// trailing parameter; `--variant` chooses it.
-enum class Step {
-  plain,     ///< step 1: scalar loads, A and B read where they are (plain_product_kernel)
-  float4,    ///< step 2: padded operands, float4 loads everywhere (float4_product_kernel)
-  prefetch,  ///< step 3: step 2 with the next batch prefetched into registers (product_kernel)
-};
-
-/// A step and its name on the command line.
-struct StepName {
-  Step step;         ///< the step
-  const char* name;  ///< its `--variant` name
-};
-
-/// The steps that `--variant` offers, the default first: the chapter's solution, then the lesson's
-/// steps back to the first.
-inline constexpr StepName kSteps[] = {
-    {Step::prefetch, "prefetch"}, {Step::float4, "float4"}, {Step::plain, "plain"}};
 
 /// Threads per side of a block: a block is 8 x 8 = 64 threads (two warps).
 inline constexpr int kThreadsPerSide = 8;
@@ -99,10 +57,6 @@ inline constexpr int kQuadsPerPanelRow = kTile / kQuad;
 /// must allow. 1 leaves ptxas free to give each thread what the loop wants (the lesson's "going
 /// further" section shows what capping the registers costs).
 inline constexpr int kProductMinBlocksPerSm = 1;
-/// Tile side of the transpose pre-pass (a 32 x 32 tile through shared memory, 32 x 8 threads).
-inline constexpr int kTransposeTile = 32;
-/// Rows of the transpose tile that its 32 x 8 threads copy per pass.
-inline constexpr int kTransposeRowsPerPass = 8;
 
 static_assert(kCopiesPerThread == kQuad,
               "each thread copies exactly one float4 of each 4 x 64 panel per batch");
@@ -249,44 +203,6 @@ __global__ void __launch_bounds__(kProductThreads, kProductMinBlocksPerSm)
 // Step 2, float4: padded operands, float4 loads everywhere
 // ---------------------------------------------------------------------------------------------
 
-/// Pre-pass: `at[kk][i] = a[i][kk]` for i < m, kk < k (a is m x k), and `Semiring::identity()`
-/// elsewhere in the padded_k x padded_m result. A 32 x 32 tile through shared memory keeps both
-/// the reads of a and the writes of at coalesced; the +1 column avoids bank conflicts.
-template <class Semiring>
-__global__ void transpose_pad_kernel(const float* __restrict__ a, int m, int k,
-                                     float* __restrict__ at, int padded_m, int padded_k) {
-  __shared__ float tile[kTransposeTile][kTransposeTile + 1];
-  const int k_base = blockIdx.x * kTransposeTile;  // columns of a, rows of at
-  const int i_base = blockIdx.y * kTransposeTile;  // rows of a, columns of at
-  for (int r = threadIdx.y; r < kTransposeTile; r += kTransposeRowsPerPass) {
-    const int i = i_base + r;
-    const int kk = k_base + threadIdx.x;
-    tile[r][threadIdx.x] =
-        (i < m && kk < k) ? a[static_cast<std::size_t>(i) * k + kk] : Semiring::identity();
-  }
-  __syncthreads();
-  for (int r = threadIdx.y; r < kTransposeTile; r += kTransposeRowsPerPass) {
-    const int kk = k_base + r;
-    const int i = i_base + threadIdx.x;
-    if (kk < padded_k && i < padded_m) {
-      at[static_cast<std::size_t>(kk) * padded_m + i] = tile[threadIdx.x][r];
-    }
-  }
-}
-
-/// Pre-pass: `bp[kk][j] = b[kk][j]` for kk < k, j < n (b is k x n), and `Semiring::identity()`
-/// elsewhere in the padded_k x padded_n result.
-template <class Semiring>
-__global__ void pad_kernel(const float* __restrict__ b, int k, int n, float* __restrict__ bp,
-                           int padded_n, int padded_k) {
-  const int j = blockIdx.x * blockDim.x + threadIdx.x;
-  const int kk = blockIdx.y * blockDim.y + threadIdx.y;
-  if (j < padded_n && kk < padded_k) {
-    bp[static_cast<std::size_t>(kk) * padded_n + j] =
-        (kk < k && j < n) ? b[static_cast<std::size_t>(kk) * n + j] : Semiring::identity();
-  }
-}
-
 /// Exercise 4.4, the inner loop of steps 2 and 3: multiply_batch in the QuadGroups layout, with
 /// each group of 4 values read as one float4 (LDS.128): per step kk, two float4 of xx[kk] and two
 /// of yy[kk]. Register `v[i][j]` now holds row `(i/4)*32 + ty*4 + i%4` and column
@@ -418,110 +334,6 @@ __global__ void __launch_bounds__(kProductThreads, kProductMinBlocksPerSm)
 }
 
 // ---------------------------------------------------------------------------------------------
-// Matrix product: launchers
-// ---------------------------------------------------------------------------------------------
-
-/// Rounds @p value up to a multiple of @p step, checking that the result still fits an int.
-inline int round_up_checked(int value, int step, const char* name) {
-  const long long rounded = course::ceil_div(value, step) * step;
-  course::require(rounded <= 0x7fffffffLL,
-                  std::string(name) + " is too large to pad to a multiple of the tile");
-  return static_cast<int>(rounded);
-}
-
-/// The product C = A (x) B over @p Semiring with the kernel of @p step; all launches go to @p s.
-/// Step 1 reads A and B as they are. Steps 2 and 3 first copy A, transposed and padded, into
-/// scratch memory, and B too unless it already has the padded shape; the scratch is allocated on
-/// @p s (cudaMallocAsync) and freed on it after the product (cudaFreeAsync), so concurrent calls
-/// on different streams each have their own.
-template <class Semiring>
-void launch_product(const float* A, const float* B, float* C, int m, int n, int k, cudaStream_t s,
-                    Step step) {
-  course::require_positive(m, "m");
-  course::require_positive(n, "n");
-  course::require_positive(k, "k");
-  course::require(A != nullptr && B != nullptr && C != nullptr, "matrix pointers must not be null");
-  const int padded_m = round_up_checked(m, kTile, "m");
-  const int padded_n = round_up_checked(n, kTile, "n");
-  const int padded_k = round_up_checked(k, kBatch, "k");
-  const dim3 block(kThreadsPerSide, kThreadsPerSide);
-  // The index space is one thread per 8 x 8 register block: ceil(n/8) x ceil(m/8) threads.
-  const dim3 grid = course::grid_2d(course::ceil_div(n, kRegisterBlock),
-                                    course::ceil_div(m, kRegisterBlock), block);
-
-  if (step == Step::plain) {
-    const auto kernel = plain_product_kernel<Semiring>;
-    kernel<<<grid, block, 0, s>>>(A, B, C, m, n, k);
-    COURSE_CHECK_LAUNCH(kernel, grid, block, 0, s);
-    return;
-  }
-
-  // The pre-pass grids too before anything is allocated: a refused size leaks nothing.
-  const dim3 copy_block(kTransposeTile, kTransposeRowsPerPass);
-  const dim3 transpose_grid =
-      course::grid_2d(padded_k, padded_m, dim3(kTransposeTile, kTransposeTile));
-  const dim3 pad_grid = course::grid_2d(padded_n, padded_k, copy_block);
-
-  // A transposed: the 64 rows a block needs at one k-step become 64 contiguous floats.
-  float* at = nullptr;
-  COURSE_CUDA_CHECK(
-      cudaMallocAsync(&at, static_cast<std::size_t>(padded_k) * padded_m * sizeof(float), s));
-  {
-    const auto kernel = transpose_pad_kernel<Semiring>;
-    kernel<<<transpose_grid, copy_block, 0, s>>>(A, m, k, at, padded_m, padded_k);
-    COURSE_CHECK_LAUNCH(kernel, transpose_grid, copy_block, 0, s);
-  }
-
-  // B already has the padded shape when n is a multiple of 64, k of 4, and B is 16-byte aligned.
-  const float* bp = B;
-  int b_pitch = n;
-  float* padded = nullptr;
-  const bool b_ready = n % kTile == 0 && k % kBatch == 0 &&
-                       reinterpret_cast<std::uintptr_t>(B) % sizeof(float4) == 0;
-  if (!b_ready) {
-    COURSE_CUDA_CHECK(
-        cudaMallocAsync(&padded, static_cast<std::size_t>(padded_k) * padded_n * sizeof(float), s));
-    const auto kernel = pad_kernel<Semiring>;
-    kernel<<<pad_grid, copy_block, 0, s>>>(B, k, n, padded, padded_n, padded_k);
-    COURSE_CHECK_LAUNCH(kernel, pad_grid, copy_block, 0, s);
-    bp = padded;
-    b_pitch = padded_n;
-  }
-
-  const auto kernel =
-      step == Step::float4 ? float4_product_kernel<Semiring> : product_kernel<Semiring>;
-  kernel<<<grid, block, 0, s>>>(at, bp, C, m, n, padded_m, b_pitch, padded_k);
-  COURSE_CHECK_LAUNCH(kernel, grid, block, 0, s);
-  // Freed in stream order: the memory is reused only after the kernels above are done.
-  COURSE_CUDA_CHECK(cudaFreeAsync(at, s));
-  if (padded != nullptr)
-    COURSE_CUDA_CHECK(cudaFreeAsync(padded, s));
-}
-
-/// C = A * B (plus-times), row-major FP32: A is m x k, B is k x n, C is m x n. Any m, n, k >= 1.
-/// Each 8 x 8 block of threads computes a 64 x 64 tile of C with an 8 x 8 block of results per
-/// thread in registers.
-/// @param A device pointer, m x k. @param B device pointer, k x n. @param C device pointer, m x n.
-/// @param m rows of A and C. @param n columns of B and C. @param k columns of A, rows of B.
-/// @param s stream for all launches.
-/// @param step the lesson's step whose kernel runs; the default is the solution.
-inline void matmul(const float* A, const float* B, float* C, int m, int n, int k, cudaStream_t s,
-                   Step step = kSteps[0].step) {
-  launch_product<course::PlusTimes>(A, B, C, m, n, k, s, step);
-}
-
-/// C[i][j] = min over kk of (A[i][kk] + B[kk][j]) (min-plus), row-major FP32; +inf means "no
-/// edge" and propagates. Same kernels and data movement as matmul(); exact in any order of k.
-/// @param A device pointer, m x k. @param B device pointer, k x n. @param C device pointer, m x n.
-/// @param m rows of A and C. @param n columns of B and C. @param k columns of A, rows of B.
-/// @param s stream for all launches.
-/// @param step the lesson's step whose kernel runs; the default is the solution.
-inline void minplus(const float* A, const float* B, float* C, int m, int n, int k, cudaStream_t s,
-                    Step step = kSteps[0].step) {
-  launch_product<course::MinPlus>(A, B, C, m, n, k, s, step);
-}
-
-// ---------------------------------------------------------------------------------------------
 // conv2d: register-blocked strips
 // ---------------------------------------------------------------------------------------------
 
@@ -533,10 +345,6 @@ inline constexpr int kStrip = 8;
 inline constexpr int kStripThreadsX = 4;
 /// Threads per conv2d block along y: one row of strips each.
 inline constexpr int kStripThreadsY = 64;
-/// The largest mask side, as in chapter 3.
-inline constexpr int kMaxMaskSide = 63;
-/// Dynamic shared memory a block may use without opting in.
-inline constexpr std::size_t kDefaultSharedLimit = 48 * 1024;
 
 /// The shared-memory layout of one conv2d block: the flipped mask, then the input tile.
 struct ConvTile {
@@ -690,81 +498,6 @@ __global__ void __launch_bounds__(ThreadsX* ThreadsY)
         dst[s] = acc[s];
     }
   }
-}
-
-/// Launches conv2d_kernel<K, L, Strip, ThreadsX, ThreadsY> on @p s (K = L = 0: generic path),
-/// opting in to more than 48 KB of dynamic shared memory when the tile needs it.
-template <int K, int L, int Strip = kStrip, int ThreadsX = kStripThreadsX,
-          int ThreadsY = kStripThreadsY>
-void launch_conv2d(const float* img, int h, int w, const float* mask, int mk, int ml, float* out,
-                   cudaStream_t s) {
-  const auto kernel = conv2d_kernel<K, L, Strip, ThreadsX, ThreadsY>;
-  const std::size_t bytes = conv_tile<Strip, ThreadsX, ThreadsY>(mk, ml).shared_bytes(mk);
-  if (bytes > kDefaultSharedLimit) {
-    int device = 0;
-    int optin_limit = 0;
-    COURSE_CUDA_CHECK(cudaGetDevice(&device));
-    COURSE_CUDA_CHECK(
-        cudaDeviceGetAttribute(&optin_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    course::require(bytes <= static_cast<std::size_t>(optin_limit),
-                    "conv2d: a " + std::to_string(mk) + " x " + std::to_string(ml) +
-                        " mask needs " + std::to_string(bytes) +
-                        " bytes of shared memory per block, more than this device allows (" +
-                        std::to_string(optin_limit) + ")");
-    COURSE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(bytes)));
-  }
-  const dim3 block(ThreadsX, ThreadsY);
-  // The index space is one thread per strip: ceil(w / Strip) x h threads.
-  const dim3 grid = course::grid_2d(course::ceil_div(w, Strip), h, block);
-  kernel<<<grid, block, bytes, s>>>(img, h, w, mask, mk, ml, out);
-  COURSE_CHECK_LAUNCH(kernel, grid, block, bytes, s);
-}
-
-/// 2D convolution, zero padding, same size (scipy.ndimage.convolve, mode='constant'):
-/// `out[y][x] = sum over kk < mk, l < ml of mask[kk][l] * img[y + mk/2 - kk][x + ml/2 - l]`.
-/// Each thread computes a strip of kStrip outputs along a row from registers. Masks 1x1, 3x3, 5x5,
-/// 7x7, 9x9, 11x11, 13x13 and 3x5 have compiled instances; other odd sizes up to 63 per side take
-/// the generic path.
-/// @param img device pointer, h x w, row-major. @param h image rows. @param w image columns.
-/// @param mask device pointer, mk x ml, row-major. @param mk mask rows (odd, 1..63).
-/// @param ml mask columns (odd, 1..63). @param out device pointer, h x w. @param s stream.
-inline void conv2d(const float* img, int h, int w, const float* mask, int mk, int ml, float* out,
-                   cudaStream_t s) {
-  course::require_positive(h, "h");
-  course::require_positive(w, "w");
-  course::require_positive(mk, "mk");
-  course::require_positive(ml, "ml");
-  course::require(mk % 2 == 1 && ml % 2 == 1, "conv2d: mask sides must be odd, got " +
-                                                  std::to_string(mk) + " x " + std::to_string(ml));
-  course::require(mk <= kMaxMaskSide && ml <= kMaxMaskSide,
-                  "conv2d: mask sides must be at most " + std::to_string(kMaxMaskSide) + ", got " +
-                      std::to_string(mk) + " x " + std::to_string(ml));
-  course::require(img != nullptr && mask != nullptr && out != nullptr,
-                  "conv2d: pointers must not be null");
-  if (mk == ml) {
-    switch (mk) {
-      case 1:
-        return launch_conv2d<1, 1>(img, h, w, mask, mk, ml, out, s);
-      case 3:
-        return launch_conv2d<3, 3>(img, h, w, mask, mk, ml, out, s);
-      case 5:
-        return launch_conv2d<5, 5>(img, h, w, mask, mk, ml, out, s);
-      case 7:
-        return launch_conv2d<7, 7>(img, h, w, mask, mk, ml, out, s);
-      case 9:
-        return launch_conv2d<9, 9>(img, h, w, mask, mk, ml, out, s);
-      case 11:
-        return launch_conv2d<11, 11>(img, h, w, mask, mk, ml, out, s);
-      case 13:
-        return launch_conv2d<13, 13>(img, h, w, mask, mk, ml, out, s);
-      default:
-        break;
-    }
-  } else if (mk == 3 && ml == 5) {
-    return launch_conv2d<3, 5>(img, h, w, mask, mk, ml, out, s);
-  }
-  launch_conv2d<0, 0>(img, h, w, mask, mk, ml, out, s);
 }
 
 }  // namespace ch04

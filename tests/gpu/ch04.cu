@@ -3,9 +3,12 @@
 // every conv2d path. Built twice: against the solution (label "solutions") and against your
 // kernels (label "ch04").
 #include <kernels.cuh>
+#include "chapters/04_register_blocking/launch.cuh"
 
 #include "catch.hpp"
 #include "gpu_support.hpp"
+
+#include <stdexcept>
 
 namespace testing = course::testing;
 using course::with_choice;
@@ -58,4 +61,22 @@ TEST_CASE("ch04 conv2d matches the reference for every compiled mask and the gen
                                                  {11, 11}, {13, 13}, {3, 5},  {5, 3},  {15, 15},
                                                  {1, 63},  {63, 1},  {21, 7}, {63, 63}};
   testing::check_conv2d(ch04::conv2d, testing::shapes(testing::kImageShapes), masks);
+}
+
+TEST_CASE("ch04 refuses products too large to pad before allocating anything", "[gpu]") {
+  // The pre-pass rounds m and n up to the 64-wide tile and k up to the 4-wide batch; a size whose
+  // rounding passes INT_MAX is refused with an exception, before any memory is allocated or any
+  // kernel launched (so no GPU is needed; the pointers are never read).
+  float dummy = 0.0f;
+  float* p = &dummy;
+  const int too_large = 2147483647;
+  for (ch04::Step step : {ch04::Step::float4, ch04::Step::prefetch}) {
+    CHECK_THROWS_AS(ch04::matmul(p, p, p, too_large, 1, 1, nullptr, step), std::invalid_argument);
+    CHECK_THROWS_AS(ch04::minplus(p, p, p, 1, too_large, 1, nullptr, step), std::invalid_argument);
+    CHECK_THROWS_AS(ch04::matmul(p, p, p, 1, 1, too_large, nullptr, step), std::invalid_argument);
+  }
+  CHECK(course::round_up_checked(2147483584, 64, "m") == 2147483584);  // 2^31 - 64 still fits
+  CHECK(course::round_up_checked(2147483644, 4, "k") == 2147483644);
+  CHECK_THROWS_AS(course::round_up_checked(2147483585, 64, "m"), std::invalid_argument);
+  CHECK_THROWS_AS(course::round_up_checked(2147483645, 4, "k"), std::invalid_argument);
 }

@@ -2,6 +2,7 @@
 // ptxas reports each one's registers, stack frame and spills. Compiled by the resource test only;
 // nothing here runs.
 #include "solutions/04_register_blocking/kernels.cuh"
+#include "chapters/04_register_blocking/launch.cuh"
 
 void instantiate_every_kernel(float* p, cudaStream_t s) {
   for (const ch04::StepName& step : ch04::kSteps) {
