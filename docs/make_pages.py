@@ -50,6 +50,7 @@ REFERENCE_DEFINITION = re.compile(r"^([ ]{0,3}\[[^\]]+\]:[ \t]*)<?(\S+?)>?(\s.*)
 HTML_IMAGE = re.compile(r"<img\s[^>]*?src=\"([^\"]+)\"[^>]*>", re.IGNORECASE)
 HTML_ALT = re.compile(r"alt=\"([^\"]*)\"", re.IGNORECASE)
 DIAGRAM_MARKER = re.compile(r"^\s*<!--\s*diagram:\s*([A-Za-z0-9_\-]+?)(?:\.dot)?\s*-->\s*$")
+IMAGE_THEN_PUNCTUATION = re.compile(r"(!\[[^\]]*\]\([^)\s]+\))\s*[.,;:]+\s*$")
 IMAGE_SUFFIXES = {".png", ".svg", ".jpg", ".jpeg", ".gif"}
 EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.\-]*:|//)", re.IGNORECASE)
 PLOT_CANDIDATES = ("results/ladder.svg", "results/ladder.png")
@@ -348,6 +349,9 @@ class Site:
             return label
 
         text = INLINE_LINK.sub(inline, text)
+        # Doxygen turns an image into a block of its own: punctuation left after it on the line
+        # (a sentence's full stop) would stand alone, and a lone "." ends a list in Doxygen.
+        text = IMAGE_THEN_PUNCTUATION.sub(r"\1", text)
 
         definition = REFERENCE_DEFINITION.match(text)
         if definition and not in_code(0):

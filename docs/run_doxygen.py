@@ -41,6 +41,9 @@ SVG_OBJECT = re.compile(
 SVG_VIEWBOX = re.compile(r'<svg\b[^>]*?\sviewBox="\s*[-0-9.]+[ ,]+[-0-9.]+[ ,]+([0-9.]+)[ ,]+'
                          r'[0-9.]+\s*"', re.DOTALL)
 TAG = re.compile(r"<[^>]+>")
+# An image inside a sentence: Doxygen gives it an empty alt text and the caption as its title.
+INLINE_IMAGE = re.compile(r'<img src="([^"]+)" alt="" (style="[^"]*" class="inline") '
+                          r'title="([^"]*)"/>')
 
 
 def png_width(path):
@@ -77,6 +80,9 @@ def scalable_diagrams(html_dir):
                        f'width="{png_width(html_dir / m.group(1)) // DIAGRAM_SCALE}" '
                        f'alt="diagram {m.group(1)[4:-4]}"/>'), text)
         new = SVG_OBJECT.sub(lambda m: svg_image(html_dir, m), new)
+        new = INLINE_IMAGE.sub(
+            lambda m: f'<img src="{m.group(1)}" alt="{m.group(3)}" {m.group(2)} '
+                      f'title="{m.group(3)}"/>', new)
         if new != text:
             page.write_text(new, encoding="utf-8")
 
@@ -142,6 +148,11 @@ def main():
             f"Doxygen reported {warnings} warning(s); see the output of the docs target.\n",
             encoding="utf-8")
         return 1
+    # Doxygen copies the images it shows; one that a page only links to is copied here.
+    images = args.work / "images"
+    for image in sorted(images.iterdir()) if images.is_dir() else []:
+        if image.is_file() and not (args.html / image.name).exists():
+            shutil.copyfile(image, args.html / image.name)
     scalable_diagrams(args.html)
     return 0
 
