@@ -1,13 +1,13 @@
 // Chapter 3 driver. The build compiles this file twice: once against your
 // chapters/03_dynamic_shared_buffer/kernels.cuh and once against
 // solutions/03_dynamic_shared_buffer/kernels.cuh, which is why kernels.cuh is included with angle
-// brackets (found on the include path). The previous chapters' solutions run on the same inputs,
-// so the report shows the speedup over them: chapter 2 for the products and conv2d, chapter 1 for
-// conv1d, which chapter 2 does not carry.
+// brackets (found on the include path); launch.cuh, the host side, serves both. The previous
+// chapters' solutions run on the same inputs, so the report shows the speedup over them: chapter 2
+// for the products and conv2d, chapter 1 for conv1d, which chapter 2 does not carry.
 #include <kernels.cuh>
+#include "launch.cuh"
 
 #include "solutions/01_global_memory/kernels.cuh"
-#include "chapters/01_global_memory/launch.cuh"
 #include "chapters/01_global_memory/launch.cuh"
 #include "solutions/02_static_shared_tile/kernels.cuh"
 #include "chapters/02_static_shared_tile/launch.cuh"
@@ -19,7 +19,7 @@
 int main(int argc, char** argv) {
   course::Chapter chapter = course::make_chapter(3, "the dynamic shared buffer");
   // --variant plain runs the kernels of the lesson's main part; --variant dispatch sends the
-  // sizes it has compiled kernels for to those (the lesson's "going further"). conv1d has one
+  // sizes it has compiled kernels for to those (the appendix's "going further"). conv1d has one
   // kernel for both.
   chapter.flags.variants = {"plain", "dispatch"};
   chapter.launchers = [](const course::LaunchOptions& chosen) {

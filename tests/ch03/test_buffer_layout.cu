@@ -1,8 +1,8 @@
-// Chapter 3's buffer arithmetic on the CPU: the bytes each kernel's layout needs, the alignment of
-// conv1d's arrays, which it reads as float4, the 48 KB opt-in threshold, the refusal of a buffer
-// beyond the device's limit, and the launchers' refusal of sizes the kernels do not take, in both
-// variants. Only host code runs; no GPU is needed.
+// Chapter 3's buffer arithmetic on the CPU: the bytes each kernel's layout needs, the 48 KB opt-in
+// threshold, the refusal of a buffer beyond the device's limit, and the launchers' refusal of
+// sizes the kernels do not take, in both variants. Only host code runs; no GPU is needed.
 #include "solutions/03_dynamic_shared_buffer/kernels.cuh"
+#include "chapters/03_dynamic_shared_buffer/launch.cuh"
 
 #include "catch.hpp"
 #include "rejection.hpp"
@@ -16,23 +16,13 @@ namespace {
 using course::testing::rejection;
 
 constexpr std::size_t kFloat = sizeof(float);
-// A float4 read must start on a multiple of 16 bytes.
-constexpr std::size_t kQuadBytes = sizeof(float4);
 
 }  // namespace
 
 // The arithmetic is constexpr: the compiler checks these before any test runs.
 static_assert(ch03::product_shared_bytes(32) == 2 * 32 * 32 * kFloat);
 static_assert(ch03::conv2d_shared_bytes(32, 63, 63) == (63 * 63 + 94 * 94) * kFloat);
-static_assert(ch03::conv1d_shared_bytes(127) == (128 + 1024 + 128) * kFloat);
-
-TEST_CASE("round_up_to_quad rounds a count up to whole float4", "[ch03][buffer]") {
-  CHECK(ch03::round_up_to_quad(1) == 4);
-  CHECK(ch03::round_up_to_quad(4) == 4);
-  CHECK(ch03::round_up_to_quad(5) == 8);
-  CHECK(ch03::round_up_to_quad(13) == 16);
-  CHECK(ch03::round_up_to_quad(4096) == 4096);
-}
+static_assert(ch03::conv1d_shared_bytes(127) == (127 + 256 + 126) * kFloat);
 
 TEST_CASE("the product's buffer is two tile x tile tiles", "[ch03][buffer]") {
   for (int tile = 1; tile <= ch03::kMaxTile; ++tile) {
@@ -74,23 +64,21 @@ TEST_CASE("conv2d's buffer holds the mask and the tile with its halo", "[ch03][b
   }
 }
 
-TEST_CASE("conv1d's buffer follows the mask length and stays under 48 KB", "[ch03][buffer]") {
-  CHECK(ch03::conv1d_shared_bytes(1) == (4 + 1024 + 4) * kFloat);
-  CHECK(ch03::conv1d_shared_bytes(10) == (12 + 1024 + 12) * kFloat);
-  CHECK(ch03::conv1d_shared_bytes(127) == 5120);
-  CHECK(ch03::conv1d_shared_bytes(1023) == (1024 + 1024 + 1024) * kFloat);
-  CHECK(ch03::conv1d_shared_bytes(ch03::kMaxTaps) == 36864);
+TEST_CASE("conv1d's buffer holds the taps and the segment, and stays under 48 KB",
+          "[ch03][buffer]") {
+  // The taps, then the block's 256 inputs and the halo of m - 1 inputs before them.
+  CHECK(ch03::conv1d_shared_bytes(1) == (1 + 256) * kFloat);
+  CHECK(ch03::conv1d_shared_bytes(2) == (2 + 257) * kFloat);
+  CHECK(ch03::conv1d_shared_bytes(10) == (10 + 265) * kFloat);
+  CHECK(ch03::conv1d_shared_bytes(127) == 2036);
+  CHECK(ch03::conv1d_shared_bytes(257) == (257 + 512) * kFloat);
+  CHECK(ch03::conv1d_shared_bytes(ch03::kMaxTaps) == 33788);
   CHECK_FALSE(ch03::needs_opt_in(ch03::conv1d_shared_bytes(ch03::kMaxTaps)));
-  for (int m : {1, 2, 3, 4, 5, 10, 127, 1023, ch03::kMaxTaps}) {
+  for (int m = 1; m <= ch03::kMaxTaps; m += 97) {
     INFO("m " << m);
-    const std::size_t taps = static_cast<std::size_t>(ch03::round_up_to_quad(m));
-    // The segment starts right after the mask, taps floats in: a 16-byte boundary, since the
-    // segment is read as float4 too.
-    CHECK((taps * kFloat) % kQuadBytes == 0);
-    // The segment covers the run and its halo of m - 1 inputs, and the last thread's last float4.
-    CHECK(ch03::segment_length(m) >= ch03::kConv1dRun + m - 1);
-    CHECK(ch03::segment_length(m) % ch03::kQuad == 0);
-    CHECK(ch03::conv1d_shared_bytes(m) == (taps + ch03::segment_length(m)) * kFloat);
+    CHECK(ch03::conv1d_shared_bytes(m) ==
+          (static_cast<std::size_t>(m) + ch03::kConv1dThreads + m - 1) * kFloat);
+    CHECK_FALSE(ch03::needs_opt_in(ch03::conv1d_shared_bytes(m)));
   }
 }
 
@@ -185,7 +173,11 @@ TEST_CASE("the launchers refuse sizes the kernels do not take, before touching t
   };
   CHECK_FALSE(conv1d_with(100, 0).empty());
   CHECK_FALSE(conv1d_with(0, 10).empty());
+  CHECK_FALSE(conv1d_with(-3, 10).empty());
   const std::string too_long = conv1d_with(100, ch03::kMaxTaps + 1);
   INFO(too_long);
   CHECK(too_long.find(std::to_string(ch03::kMaxTaps)) != std::string::npos);
+  // The output's length n + m - 1 must stay an int.
+  CHECK_FALSE(conv1d_with(INT_MAX, 2).empty());
+  CHECK_FALSE(conv1d_with(INT_MAX - 10, 12).empty());
 }

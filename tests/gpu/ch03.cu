@@ -1,19 +1,15 @@
 // Chapter 3 kernels against the CPU reference, at the awkward sizes of the course design, for tile
 // widths, block widths, mask sizes and mask lengths chosen at run time, the largest of each
 // included, in both variants (plain, and dispatch to compiled kernels). Built twice: against the
-// solution (label "solutions") and against your kernels (label "ch03"). Which kernel the dispatch
-// picks is the optional exercise 3.5: with your kernels that test runs only on request
-// (COURSE_CHECK=ch03,3.5).
+// solution (label "solutions") and against your kernels (label "ch03").
 #include <kernels.cuh>
+#include "chapters/03_dynamic_shared_buffer/launch.cuh"
 
 #include "catch.hpp"
 #include "gpu_support.hpp"
 
 #include "course/device_info.hpp"
 
-#include <cstdlib>
-#include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -47,22 +43,6 @@ std::size_t last_launch_bytes() {
 std::string last_launch_kernel() {
   const auto& log = course::launch_log();
   return log.empty() ? std::string() : course::query_kernel(log.back()).name;
-}
-
-// Whether the test of which kernel the dispatch picks runs here: always for the solution; for
-// your kernels only when COURSE_CHECK names 3.5 too (the exercise is optional).
-bool dispatch_choice_checked() {
-  if (COURSE_TEST_IS_SOLUTION)
-    return true;
-  const char* wanted = std::getenv("COURSE_CHECK");
-  std::istringstream names(wanted != nullptr ? wanted : "");
-  for (std::string name; std::getline(names, name, ',');) {
-    if (name == "3.5" || name == "all")
-      return true;
-  }
-  std::cout << "SKIPPED: optional exercise 3.5 is checked on request: COURSE_CHECK=ch03,3.5 "
-               "ctest --test-dir <build> -L ch03\n";
-  return false;
 }
 
 }  // namespace
@@ -125,22 +105,33 @@ TEST_CASE("ch03 conv2d opts in above 48 KB for the largest mask", "[gpu]") {
 
 TEST_CASE("ch03 conv1d matches the reference, from 1 tap to the largest mask", "[gpu]") {
   COURSE_REQUIRE_GPU();
-  // Beyond the design's list: several runs of kConv1dRun outputs, runs that end one short of and
-  // one past a block, the largest mask on short and long signals (m > n, m = n).
-  const auto shapes = testing::shapes(testing::kConv1dShapes, {{ch03::kConv1dRun, 1},
-                                                               {ch03::kConv1dRun + 1, 1},
-                                                               {ch03::kConv1dRun - 9, 10},
-                                                               {3 * ch03::kConv1dRun + 17, 127},
+  constexpr int kBlock = ch03::kConv1dThreads;  // outputs per block
+  constexpr int kMost = ch03::kMaxTaps;
+  // Beyond the design's list: outputs that end one short of, on, and one past a block; a halo of
+  // exactly one block and one past it (m = 257, 258); primes; several blocks; and the largest mask
+  // on short and long signals (m > n, m = n).
+  const auto shapes = testing::shapes(testing::kConv1dShapes, {{kBlock, 1},
+                                                               {kBlock + 1, 1},
+                                                               {kBlock - 9, 10},
+                                                               {kBlock - 1, 2},
+                                                               {2, kBlock},
+                                                               {31, kBlock + 1},
+                                                               {kBlock, kBlock + 2},
+                                                               {3 * kBlock + 17, 127},
+                                                               {1009, 13},
                                                                {20000, 10},
-                                                               {1, ch03::kMaxTaps},
-                                                               {ch03::kMaxTaps, ch03::kMaxTaps},
-                                                               {ch03::kMaxTaps - 1, ch03::kMaxTaps},
-                                                               {9000, ch03::kMaxTaps}});
+                                                               {1, kMost},
+                                                               {2, kMost - 1},
+                                                               {kMost, kMost},
+                                                               {kMost - 1, kMost},
+                                                               {9000, kMost}});
   // Each shape's launch must use the buffer its mask length needs.
   const course::Conv1dLauncher conv1d = [](const float* a, int n, const float* b, int m, float* y,
                                            cudaStream_t stream) {
     ch03::conv1d(a, n, b, m, y, stream);
     CHECK(last_launch_bytes() == ch03::conv1d_shared_bytes(m));
+    // The taps, then the block's outputs' inputs and the halo of m - 1 before them.
+    CHECK(last_launch_bytes() == (2 * std::size_t(m) + kBlock - 1) * sizeof(float));
   };
   testing::check_conv1d(conv1d, shapes);
 }
@@ -169,10 +160,7 @@ TEST_CASE("ch03 dispatch conv2d matches the reference, compiled masks and the ot
 TEST_CASE("ch03 dispatch runs the kernel compiled for a size, and the plain one for the others",
           "[gpu]") {
   COURSE_REQUIRE_GPU();
-  if (!dispatch_choice_checked())
-    return;
-  // The kernels are named, not referred to, so that this file compiles no kernel of the dispatch
-  // that your kernels.cuh does not launch.
+  // The kernels are named as the report names them.
   const struct {
     int tile;
     const char* matmul;
@@ -189,8 +177,7 @@ TEST_CASE("ch03 dispatch runs the kernel compiled for a size, and the plain one 
   };
   for (const auto& expected : products) {
     const auto seed = test_seed({7, expected.tile});
-    INFO("tile " << expected.tile << ", seed " << seed
-                 << " (optional exercise 3.5: the compiled kernel for 32, 16 and 8)");
+    INFO("tile " << expected.tile << ", seed " << seed);
     const auto matmul = testing::run_product(with_choice(ch03::dispatch::matmul, expected.tile),
                                              Problem::matmul, 70, 45, 99, seed);
     CHECK(matmul.passed);

@@ -1,0 +1,265 @@
+/// @file
+/// @brief Chapter 3, host side: the launchers, what they refuse, the 48 KB opt-in, the launch
+/// choices, and the exercise table.
+///
+/// One file for both editions: include a chapter-3 kernels.cuh (yours or the solution's) first,
+/// then this file. Each launcher checks the sizes, computes the bytes of the kernel's buffer with
+/// the kernels' own `..._shared_bytes()` functions, opts in above 48 KB, launches with the bytes as
+/// the third launch parameter, and checks the launch. Namespace ch03::dispatch at the end sends the
+/// sizes that have compiled kernels to them (`--variant dispatch`).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cstddef>
+#include <string>
+
+#include "course/cli.hpp"
+#include "course/cuda_check.hpp"
+#include "course/exercise.hpp"
+#include "course/launch.cuh"
+#include "course/semiring.cuh"
+
+namespace ch03 {
+
+/// The exercises of this chapter, for the hint printed when a check fails.
+inline constexpr course::Exercise kExercises[] = {
+    {"3.1", "matmul", "carve the buffer into the A tile and the B tile"},
+    {"3.1", "minplus", "carve the buffer into the A tile and the B tile"},
+    {"3.2", "matmul", "size the buffer that the product carves"},
+    {"3.2", "minplus", "size the buffer that the product carves"},
+    {"3.3", "conv2d", "stage the input tile with its run-time halo, and the mask"},
+    {"3.4", "conv1d", "stage the taps and the segment with its halo"},
+};
+
+/// Tile widths of the matrix product offered by `--tile`, the default first. The kernel takes any
+/// width up to kMaxTile; these are the ones worth comparing.
+inline constexpr int kTiles[] = {32, 16, 8};
+/// Block widths of conv2d offered by `--block`, the default first. The kernel takes any width up
+/// to kMaxBlock.
+inline constexpr int kBlocks[] = {32, 16, 8};
+/// Dynamic shared memory every block may use without opting in.
+inline constexpr std::size_t kDefaultSharedLimit = 48 * 1024;
+
+static_assert(kTiles[0] <= kMaxTile && kBlocks[0] <= kMaxBlock, "defaults within the limits");
+static_assert(conv1d_shared_bytes(kMaxTaps) <= kDefaultSharedLimit, "conv1d needs no opt-in");
+
+/// Whether a block asking for @p bytes of dynamic shared memory must opt in first.
+constexpr bool needs_opt_in(std::size_t bytes) {
+  return bytes > kDefaultSharedLimit;
+}
+
+/// Throws std::invalid_argument, naming both numbers and @p what, when @p bytes of shared memory
+/// per block exceed @p device_limit (the device's cudaDevAttrMaxSharedMemoryPerBlockOptin). A pure
+/// host function, so the refusal is testable without a GPU.
+inline void require_shared_fits(std::size_t bytes, std::size_t device_limit,
+                                const std::string& what) {
+  course::require(bytes <= device_limit,
+                  what + " needs " + std::to_string(bytes) +
+                      " bytes of shared memory per block, but this device allows at most " +
+                      std::to_string(device_limit) +
+                      " (cudaDevAttrMaxSharedMemoryPerBlockOptin); choose a smaller size");
+}
+
+/// Gets @p kernel ready for a launch with @p bytes of dynamic shared memory: refuses a size
+/// beyond the device's limit (require_shared_fits()) and opts in above kDefaultSharedLimit by
+/// raising the kernel's cudaFuncAttributeMaxDynamicSharedMemorySize. These kernels have no static
+/// shared memory, so the whole limit is theirs.
+template <typename... Args>
+void prepare_dynamic_shared(void (*kernel)(Args...), std::size_t bytes, const std::string& what) {
+  int device = 0;
+  COURSE_CUDA_CHECK(cudaGetDevice(&device));
+  int device_limit = 0;
+  COURSE_CUDA_CHECK(
+      cudaDeviceGetAttribute(&device_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  require_shared_fits(bytes, static_cast<std::size_t>(device_limit), what);
+  if (needs_opt_in(bytes)) {
+    COURSE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(bytes)));
+  }
+}
+
+/// The signature of every product kernel of this chapter.
+using ProductKernel = void (*)(const float* A, const float* B, float* C, int m, int n, int k);
+
+/// Launches @p kernel, a product kernel for @p Semiring (product_kernel unless another is given),
+/// with the tile width @p tile: 1 to kMaxTile (one thread per tile element, at most 1024 per
+/// block).
+template <typename Semiring>
+void launch_product(const float* A, const float* B, float* C, int m, int n, int k,
+                    cudaStream_t stream, int tile,
+                    ProductKernel kernel = product_kernel<Semiring>) {
+  course::require_positive(m, "m");
+  course::require_positive(n, "n");
+  course::require_positive(k, "k");
+  // The loop over k steps past k by up to one tile: keep that in an int.
+  course::require(k <= INT_MAX - kMaxTile, "k = " + std::to_string(k) + " is too large: at most " +
+                                               std::to_string(INT_MAX - kMaxTile));
+  course::require(tile >= 1 && tile <= kMaxTile, "tile width " + std::to_string(tile) +
+                                                     " is not possible: chapter 3 takes 1 to " +
+                                                     std::to_string(kMaxTile));
+  const dim3 block(tile, tile);
+  const dim3 grid = course::grid_2d(n, m, block);  // x walks columns
+  const std::size_t bytes = product_shared_bytes(tile);
+  prepare_dynamic_shared(kernel, bytes, "the product with tile width " + std::to_string(tile));
+  kernel<<<grid, block, bytes, stream>>>(A, B, C, m, n, k);
+  COURSE_CHECK_LAUNCH(kernel, grid, block, bytes, stream);
+}
+
+/// C = A * B (A is m x k, B is k x n, row-major device pointers), one T x T tile of C per block
+/// through the dynamic buffer. @p tile chooses T at run time (the default: kTiles[0], 32).
+inline void matmul(const float* A, const float* B, float* C, int m, int n, int k,
+                   cudaStream_t stream, int tile = kTiles[0]) {
+  launch_product<course::PlusTimes>(A, B, C, m, n, k, stream, tile);
+}
+
+/// C[i][j] = min over p of A[i][p] + B[p][j], one T x T tile of C per block through the dynamic
+/// buffer. @p tile chooses T at run time (the default: kTiles[0], 32).
+inline void minplus(const float* A, const float* B, float* C, int m, int n, int k,
+                    cudaStream_t stream, int tile = kTiles[0]) {
+  launch_product<course::MinPlus>(A, B, C, m, n, k, stream, tile);
+}
+
+/// The signature of every conv2d kernel of this chapter.
+using Conv2dKernel = void (*)(const float* img, int h, int w, const float* mask, int mk, int ml,
+                              float* out);
+
+/// Launches @p kernel, a conv2d kernel, with @p block_width squared threads per block: odd mask
+/// sides from 1 to course::kMaxMaskSide, block widths from 1 to kMaxBlock.
+inline void launch_conv2d(Conv2dKernel kernel, const float* img, int h, int w, const float* mask,
+                          int mk, int ml, float* out, cudaStream_t stream, int block_width) {
+  course::require_positive(h, "h");
+  course::require_positive(w, "w");
+  const auto valid = [](int side) {
+    return side >= 1 && side <= course::kMaxMaskSide && side % 2 == 1;
+  };
+  course::require(valid(mk) && valid(ml),
+                  "a " + std::to_string(mk) + "x" + std::to_string(ml) +
+                      " mask is not possible: the sides must be odd, from 1 to " +
+                      std::to_string(course::kMaxMaskSide));
+  course::require(block_width >= 1 && block_width <= kMaxBlock,
+                  "block width " + std::to_string(block_width) +
+                      " is not possible: chapter 3 takes 1 to " + std::to_string(kMaxBlock));
+  const std::size_t bytes = conv2d_shared_bytes(block_width, mk, ml);
+  prepare_dynamic_shared(kernel, bytes,
+                         "conv2d with a " + std::to_string(mk) + "x" + std::to_string(ml) +
+                             " mask and " + std::to_string(block_width) + "x" +
+                             std::to_string(block_width) + " blocks");
+  const dim3 block(block_width, block_width);
+  const dim3 grid = course::grid_2d(w, h, block);
+  kernel<<<grid, block, bytes, stream>>>(img, h, w, mask, mk, ml, out);
+  COURSE_CHECK_LAUNCH(kernel, grid, block, bytes, stream);
+}
+
+/// Convolves the h x w image @p img with the odd mk x ml @p mask (zero padding) into @p out, one
+/// B x B tile of outputs per block through the dynamic buffer. Any odd mask up to
+/// course::kMaxMaskSide per side; @p block_width chooses B at run time (the default: kBlocks[0],
+/// 32).
+inline void conv2d(const float* img, int h, int w, const float* mask, int mk, int ml, float* out,
+                   cudaStream_t stream, int block_width = kBlocks[0]) {
+  launch_conv2d(conv2d_kernel, img, h, w, mask, mk, ml, out, stream, block_width);
+}
+
+/// The signature of every conv1d kernel of this chapter (the bug hunt's too).
+using Conv1dKernel = void (*)(const float* a, int n, const float* b, int m, float* y);
+
+/// Launches @p kernel, a conv1d kernel, with one thread per output: n from 1, m from 1 to
+/// kMaxTaps, n + m - 1 at most INT_MAX.
+inline void launch_conv1d(Conv1dKernel kernel, const float* a, int n, const float* b, int m,
+                          float* y, cudaStream_t stream) {
+  course::require_positive(n, "n");
+  course::require_positive(m, "m");
+  course::require(m <= kMaxTaps, "a mask of " + std::to_string(m) +
+                                     " taps is not possible: chapter 3 keeps every tap in shared "
+                                     "memory and takes 1 to " +
+                                     std::to_string(kMaxTaps));
+  const long long length = static_cast<long long>(n) + m - 1;
+  course::require(length <= INT_MAX, "n + m - 1 = " + std::to_string(length) +
+                                         " outputs is too many: at most " +
+                                         std::to_string(INT_MAX));
+  const std::size_t bytes = conv1d_shared_bytes(m);
+  prepare_dynamic_shared(kernel, bytes, "conv1d with a " + std::to_string(m) + "-tap mask");
+  const dim3 block(kConv1dThreads);
+  const dim3 grid = course::grid_1d(length, kConv1dThreads);
+  kernel<<<grid, block, bytes, stream>>>(a, n, b, m, y);
+  COURSE_CHECK_LAUNCH(kernel, grid, block, bytes, stream);
+}
+
+/// Full convolution of the n-sample signal @p a with the m-tap mask @p b into the n + m - 1
+/// samples of @p y, one output per thread, the taps and the block's segment of the signal in the
+/// dynamic buffer, whose size follows m. Any m from 1 to kMaxTaps, more taps than samples
+/// included.
+inline void conv1d(const float* a, int n, const float* b, int m, float* y, cudaStream_t stream) {
+  launch_conv1d(conv1d_kernel, a, n, b, m, y, stream);
+}
+
+/// Going further (`--variant dispatch`): the sizes that have kernels compiled for them
+/// (kernels.cuh, namespace ch03::dispatch) go to those, every other size to the kernels of the
+/// main part, so these launchers take exactly what those take.
+namespace dispatch {
+
+/// Square mask sides that conv2d has compiled instances for, with kBlock x kBlock blocks: those
+/// of chapter 2, the default first.
+inline constexpr int kMaskSides[] = {13, 1, 3, 5, 7, 9, 11};
+/// The conv2d block width of the compiled instances: the default.
+inline constexpr int kBlock = kBlocks[0];
+
+/// The product kernel compiled for the tile width @p tile (every width of ch03::kTiles has one),
+/// or ch03::product_kernel for any other width.
+template <typename Semiring>
+ProductKernel compiled_product_kernel(int tile) {
+  switch (tile) {
+    case 32:
+      return product_kernel<Semiring, 32>;
+    case 16:
+      return product_kernel<Semiring, 16>;
+    case 8:
+      return product_kernel<Semiring, 8>;
+    default:
+      return ch03::product_kernel<Semiring>;
+  }
+}
+
+/// ch03::matmul through the compiled instances: the same results, and for the widths of
+/// ch03::kTiles the speed of kernels compiled for them. @p tile as for ch03::matmul.
+inline void matmul(const float* A, const float* B, float* C, int m, int n, int k,
+                   cudaStream_t stream, int tile = kTiles[0]) {
+  ch03::launch_product<course::PlusTimes>(A, B, C, m, n, k, stream, tile,
+                                          compiled_product_kernel<course::PlusTimes>(tile));
+}
+
+/// ch03::minplus through the compiled instances. @p tile as for ch03::minplus.
+inline void minplus(const float* A, const float* B, float* C, int m, int n, int k,
+                    cudaStream_t stream, int tile = kTiles[0]) {
+  ch03::launch_product<course::MinPlus>(A, B, C, m, n, k, stream, tile,
+                                        compiled_product_kernel<course::MinPlus>(tile));
+}
+
+/// The conv2d kernel compiled for kBlock x kBlock blocks and a @p side x @p side mask, or nullptr
+/// when there is none: kMaskSides[Index] or a later entry of kMaskSides.
+template <std::size_t Index = 0>
+Conv2dKernel compiled_conv2d_kernel(int side) {
+  if constexpr (Index < sizeof(kMaskSides) / sizeof(kMaskSides[0])) {
+    return side == kMaskSides[Index] ? conv2d_kernel<kBlock, kMaskSides[Index]>
+                                     : compiled_conv2d_kernel<Index + 1>(side);
+  } else {
+    (void)side;
+    return nullptr;
+  }
+}
+
+/// ch03::conv2d through the compiled instances: a square mask of kMaskSides with kBlock x kBlock
+/// blocks runs the instance compiled for it, every other mask and block width ch03::conv2d_kernel.
+/// @p block_width as for ch03::conv2d.
+inline void conv2d(const float* img, int h, int w, const float* mask, int mk, int ml, float* out,
+                   cudaStream_t stream, int block_width = kBlocks[0]) {
+  Conv2dKernel kernel = block_width == kBlock && mk == ml ? compiled_conv2d_kernel(mk) : nullptr;
+  if (kernel == nullptr)
+    kernel = ch03::conv2d_kernel;
+  launch_conv2d(kernel, img, h, w, mask, mk, ml, out, stream, block_width);
+}
+
+}  // namespace dispatch
+
+}  // namespace ch03
