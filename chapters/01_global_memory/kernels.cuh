@@ -1,9 +1,10 @@
 /// @file
 /// @brief Chapter 1: one thread per output, every operand read from global memory.
 ///
-/// The starting point of the course. Each thread finds the output it owns from its block and
-/// thread indices, reads every operand it needs straight from global memory, and writes one
-/// result. Nothing is shared between threads except what the caches happen to keep.
+/// The starting point of the course's four problems. Each thread finds the output it owns from
+/// its block and thread indices, reads every operand it needs straight from global memory, and
+/// writes one result. Nothing is shared between threads except what the caches happen to keep.
+/// The launchers are in launch.cuh.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -28,15 +29,13 @@ struct Element {
 /// a row of B and writes 32 consecutive elements of C. With ThreadMapping::transposed it is the
 /// row, and every access of the warp is strided. The launcher lays out the grid to match.
 __device__ inline Element owned_element(course::ThreadMapping mapping) {
-  // EXERCISE 1.1 begin: which element of C a thread owns
-  // Compute this thread's fast index, blockIdx.x * blockDim.x + threadIdx.x (the 32 threads of
-  // a warp have consecutive fast indices), and its slow index, the same along y. Then return
-  // {row, col}: with ThreadMapping::coalesced the fast index is the column ({slow, fast}); with
-  // ThreadMapping::transposed it is the row ({fast, slow}). For the transposed mapping the
-  // launcher swaps the grid, grid_2d(m, n) instead of grid_2d(n, m), so that x covers the m rows
-  // and y the n columns: see launch_product().
-  return {INT_MAX, INT_MAX};  // replace: as written, every thread falls outside C and skips it
-  // EXERCISE 1.1 end
+  // EXERCISE 1.5 begin: which element of C a thread owns
+  // Which element of C does this thread compute? Two questions decide it: which index do the 32
+  // threads of a warp walk through one after another, and, for each mapping, is that index a row
+  // or a column of C? The grid that launch_product (launch.cuh) lays out tells you which extent
+  // x covers. As written, every thread falls outside C and skips it.
+  return {INT_MAX, INT_MAX};
+  // EXERCISE 1.5 end
 }
 
 /// C = A * B: the thread that owns C[row][col] reads row `row` of A and column `col` of B from
@@ -49,10 +48,11 @@ __global__ void matmul_kernel(const float* A, const float* B, float* C, int m, i
   if (row >= m || col >= n)
     return;
   float sum = 0.0f;
-  // EXERCISE 1.2 begin: the sum over k
-  // For p from 0 to k - 1, add A[row][p] * B[p][col] to sum (row-major: indices row * k + p and
-  // p * n + col, computed in size_t so that large matrices do not overflow an int).
-  // EXERCISE 1.2 end
+  // EXERCISE 1.6 begin: the sum over k
+  // Accumulate in sum this thread's row of A times its column of B. Where in memory, in these
+  // row-major arrays, are A[row][p] and B[p][col]? (For large matrices, row * k does not fit in
+  // an int.)
+  // EXERCISE 1.6 end
   C[static_cast<size_t>(row) * n + col] = sum;
 }
 
@@ -65,10 +65,10 @@ __global__ void minplus_kernel(const float* A, const float* B, float* C, int m, 
   if (row >= m || col >= n)
     return;
   float shortest = INFINITY;
-  // EXERCISE 1.3 begin: the minimum over k
-  // For p from 0 to k - 1, keep the smaller of shortest and A[row][p] + B[p][col] (fminf), with
-  // the same indices as in matmul_kernel.
-  // EXERCISE 1.3 end
+  // EXERCISE 1.7 begin: the minimum over k
+  // Keep in shortest the length of the shortest path from row to col in two steps, through any
+  // middle vertex p; the reads are those of matmul_kernel.
+  // EXERCISE 1.7 end
   C[static_cast<size_t>(row) * n + col] = shortest;
 }
 
@@ -81,10 +81,10 @@ __global__ void conv2d_kernel(const float* img, int h, int w, const float* mask,
   if (x >= w || y >= h)
     return;
   float sum = 0.0f;
-  // EXERCISE 1.4 begin: the sum over the mask
-  // For every mask entry (p, q), add mask[p][q] * img[y + mk/2 - p][x + ml/2 - q] to sum,
-  // skipping image positions outside [0, h) x [0, w) (zero padding).
-  // EXERCISE 1.4 end
+  // EXERCISE 1.8 begin: the sum over the mask
+  // Accumulate in sum the mask-weighted neighbourhood of pixel (y, x), as the lesson defines the
+  // convolution. Neighbours outside the image count as zero: skip them rather than read them.
+  // EXERCISE 1.8 end
   out[static_cast<size_t>(y) * w + x] = sum;
 }
 
@@ -95,9 +95,11 @@ __global__ void conv1d_kernel(const float* a, int n, const float* b, int m, floa
   if (i >= length)
     return;
   float sum = 0.0f;
-  // EXERCISE 1.5 begin: the range of taps and their sum
-  // Sum a[i - j] * b[j] over the taps j with 0 <= j < m and 0 <= i - j < n.
-  // EXERCISE 1.5 end
+  // EXERCISE 1.9 begin: the range of taps and their sum
+  // Accumulate y[i]: each tap pairs with one signal sample. Visit only the taps whose sample
+  // exists (a read outside a or b is an error that compute-sanitizer reports); can the loop's
+  // bounds follow from i, n and m, so that no test is needed inside it?
+  // EXERCISE 1.9 end
   y[i] = sum;
 }
 

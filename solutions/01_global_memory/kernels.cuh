@@ -1,9 +1,10 @@
 /// @file
 /// @brief Chapter 1: one thread per output, every operand read from global memory.
 ///
-/// The starting point of the course. Each thread finds the output it owns from its block and
-/// thread indices, reads every operand it needs straight from global memory, and writes one
-/// result. Nothing is shared between threads except what the caches happen to keep.
+/// The starting point of the course's four problems. Each thread finds the output it owns from
+/// its block and thread indices, reads every operand it needs straight from global memory, and
+/// writes one result. Nothing is shared between threads except what the caches happen to keep.
+/// The launchers are in launch.cuh.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -28,13 +29,13 @@ struct Element {
 /// a row of B and writes 32 consecutive elements of C. With ThreadMapping::transposed it is the
 /// row, and every access of the warp is strided. The launcher lays out the grid to match.
 __device__ inline Element owned_element(course::ThreadMapping mapping) {
-  // EXERCISE 1.1 begin: which element of C a thread owns
+  // EXERCISE 1.5 begin: which element of C a thread owns
   const int fast = blockIdx.x * blockDim.x + threadIdx.x;  // consecutive threads of a warp
   const int slow = blockIdx.y * blockDim.y + threadIdx.y;
   if (mapping == course::ThreadMapping::coalesced)
     return {slow, fast};
   return {fast, slow};
-  // EXERCISE 1.1 end
+  // EXERCISE 1.5 end
 }
 
 /// C = A * B: the thread that owns C[row][col] reads row `row` of A and column `col` of B from
@@ -47,10 +48,10 @@ __global__ void matmul_kernel(const float* A, const float* B, float* C, int m, i
   if (row >= m || col >= n)
     return;
   float sum = 0.0f;
-  // EXERCISE 1.2 begin: the sum over k
+  // EXERCISE 1.6 begin: the sum over k
   for (int p = 0; p < k; ++p)
     sum += A[static_cast<size_t>(row) * k + p] * B[static_cast<size_t>(p) * n + col];
-  // EXERCISE 1.2 end
+  // EXERCISE 1.6 end
   C[static_cast<size_t>(row) * n + col] = sum;
 }
 
@@ -63,12 +64,12 @@ __global__ void minplus_kernel(const float* A, const float* B, float* C, int m, 
   if (row >= m || col >= n)
     return;
   float shortest = INFINITY;
-  // EXERCISE 1.3 begin: the minimum over k
+  // EXERCISE 1.7 begin: the minimum over k
   for (int p = 0; p < k; ++p) {
     shortest =
         fminf(shortest, A[static_cast<size_t>(row) * k + p] + B[static_cast<size_t>(p) * n + col]);
   }
-  // EXERCISE 1.3 end
+  // EXERCISE 1.7 end
   C[static_cast<size_t>(row) * n + col] = shortest;
 }
 
@@ -81,7 +82,7 @@ __global__ void conv2d_kernel(const float* img, int h, int w, const float* mask,
   if (x >= w || y >= h)
     return;
   float sum = 0.0f;
-  // EXERCISE 1.4 begin: the sum over the mask
+  // EXERCISE 1.8 begin: the sum over the mask
   for (int p = 0; p < mk; ++p) {
     const int source_y = y + mk / 2 - p;
     if (source_y < 0 || source_y >= h)
@@ -93,7 +94,7 @@ __global__ void conv2d_kernel(const float* img, int h, int w, const float* mask,
       sum += mask[p * ml + q] * img[static_cast<size_t>(source_y) * w + source_x];
     }
   }
-  // EXERCISE 1.4 end
+  // EXERCISE 1.8 end
   out[static_cast<size_t>(y) * w + x] = sum;
 }
 
@@ -104,13 +105,13 @@ __global__ void conv1d_kernel(const float* a, int n, const float* b, int m, floa
   if (i >= length)
     return;
   float sum = 0.0f;
-  // EXERCISE 1.5 begin: the range of taps and their sum
+  // EXERCISE 1.9 begin: the range of taps and their sum
   // Only taps j with 0 <= i - j < n touch the signal.
   const long long first = i - (n - 1) > 0 ? i - (n - 1) : 0;
   const long long last = i < m - 1 ? i : m - 1;
   for (long long j = first; j <= last; ++j)
     sum += a[i - j] * b[j];
-  // EXERCISE 1.5 end
+  // EXERCISE 1.9 end
   y[i] = sum;
 }
 
