@@ -3,6 +3,7 @@
 // which is why kernels.cuh is included with angle brackets (found on the include path).
 #include <kernels.cuh>
 #include "launch.cuh"
+#include "bug_hunt.cuh"
 
 #include "course/driver.hpp"
 
@@ -16,6 +17,16 @@ int main(int argc, char** argv) {
                               ch01::conv1d};
   };
   chapter.flags.mapping = true;
+  // The bug hunt: a defective product kernel behind the chapter's own launcher (bug_hunt.cuh).
+  const course::ProductLauncher edge = [](const float* A, const float* B, float* C, int m, int n,
+                                          int k, cudaStream_t stream) {
+    ch01::launch_product(ch01::matmul_edge_kernel, A, B, C, m, n, k, stream,
+                         course::ThreadMapping::coalesced);
+  };
+  chapter.bugs = {{"edge",
+                   "memcheck",
+                   "a matmul kernel with one defect, which the check does not always see",
+                   {edge, {}, {}, {}}}};
   chapter.exercises.assign(std::begin(ch01::kExercises), std::end(ch01::kExercises));
   return course::run_chapter(chapter, argc, argv);
 }

@@ -6,15 +6,47 @@
 #include "catch.hpp"
 #include "gpu_support.hpp"
 
+#include <stdexcept>
+
 namespace testing = course::testing;
+
+namespace {
+
+constexpr course::ThreadMapping kMappings[] = {course::ThreadMapping::coalesced,
+                                               course::ThreadMapping::transposed};
+
+const char* mapping_name(course::ThreadMapping mapping) {
+  return mapping == course::ThreadMapping::coalesced ? "coalesced" : "transposed";
+}
+
+}  // namespace
 
 TEST_CASE("ch01 matmul and minplus match the reference at the course's sizes, both mappings",
           "[gpu]") {
   COURSE_REQUIRE_GPU();
-  for (const auto mapping : {course::ThreadMapping::coalesced, course::ThreadMapping::transposed}) {
-    INFO("mapping " << (mapping == course::ThreadMapping::coalesced ? "coalesced" : "transposed"));
+  for (const auto mapping : kMappings) {
+    INFO("mapping " << mapping_name(mapping));
     testing::check_products_at_course_sizes(course::with_choice(ch01::matmul, mapping),
                                             course::with_choice(ch01::minplus, mapping));
+  }
+}
+
+TEST_CASE(
+    "ch01 products at the edges of a block and with k much larger than m and n, both "
+    "mappings",
+    "[gpu]") {
+  COURSE_REQUIRE_GPU();
+  // A block is kBlockX x kBlockY threads: one short of it, exactly it and one more along each
+  // axis, with either mapping's x walking the rows or the columns; then long reductions.
+  const testing::ProductShape shapes[] = {{7, 31, 5},  {8, 32, 9},   {9, 33, 3},   {31, 7, 2},
+                                          {33, 9, 11}, {3, 5, 4099}, {1, 1, 10007}};
+  for (const auto mapping : kMappings) {
+    INFO("mapping " << mapping_name(mapping));
+    for (const auto& shape : shapes) {
+      testing::check_products(course::with_choice(ch01::matmul, mapping),
+                              course::with_choice(ch01::minplus, mapping), shape.m, shape.n,
+                              shape.k, 11);
+    }
   }
 }
 
@@ -24,7 +56,27 @@ TEST_CASE("ch01 conv2d matches the reference, images smaller than the mask inclu
                         testing::shapes(testing::kMaskShapes));
 }
 
+TEST_CASE("ch01 conv2d with masks at the largest side the executable takes", "[gpu]") {
+  COURSE_REQUIRE_GPU();
+  testing::check_conv2d(ch01::conv2d, {{1, 257}, {9, 33}, {70, 61}}, {{63, 63}, {1, 63}, {63, 1}});
+}
+
 TEST_CASE("ch01 conv1d matches the reference, more taps than samples included", "[gpu]") {
   COURSE_REQUIRE_GPU();
-  testing::check_conv1d(ch01::conv1d, testing::shapes(testing::kConv1dShapes));
+  testing::check_conv1d(ch01::conv1d,
+                        testing::shapes(testing::kConv1dShapes,
+                                        {{1, 1000}, {3, 4097}, {4099, 1}, {255, 257}, {257, 255}}));
+}
+
+TEST_CASE("ch01 launchers refuse sizes and masks the kernels cannot take, before launching",
+          "[gpu]") {
+  // The arguments are checked before any CUDA call, so no device is needed.
+  CHECK_THROWS_AS(ch01::matmul(nullptr, nullptr, nullptr, 0, 4, 4, nullptr), std::invalid_argument);
+  CHECK_THROWS_AS(ch01::minplus(nullptr, nullptr, nullptr, 4, 4, -1, nullptr),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(ch01::conv2d(nullptr, 8, 8, nullptr, 2, 3, nullptr, nullptr),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(ch01::conv2d(nullptr, 0, 8, nullptr, 3, 3, nullptr, nullptr),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(ch01::conv1d(nullptr, 5, nullptr, 0, nullptr, nullptr), std::invalid_argument);
 }
