@@ -6,6 +6,7 @@
 // for the products and conv2d, chapter 1 for conv1d, which chapter 2 does not carry.
 #include <kernels.cuh>
 #include "launch.cuh"
+#include "bug_hunt.cuh"
 
 #include "solutions/01_global_memory/kernels.cuh"
 #include "chapters/01_global_memory/launch.cuh"
@@ -44,5 +45,14 @@ int main(int argc, char** argv) {
   chapter.flags.max_taps = ch03::kMaxTaps;
   chapter.flags.signal_demo = true;
   chapter.exercises.assign(std::begin(ch03::kExercises), std::end(ch03::kExercises));
+  // The bug hunt (bug_hunt.cuh): a conv1d kernel with a defect, through the chapter's launcher.
+  const course::Conv1dLauncher defective_conv1d = [](const float* a, int n, const float* b, int m,
+                                                     float* y, cudaStream_t stream) {
+    ch03::launch_conv1d(ch03::bug::conv1d_kernel, a, n, b, m, y, stream);
+  };
+  chapter.bugs = {{"conv1d-buffer",
+                   "racecheck",
+                   "conv1d computes wrong outputs",
+                   {{}, {}, {}, defective_conv1d}}};
   return course::run_chapter(chapter, argc, argv);
 }
