@@ -16,6 +16,11 @@
 #   <target>.index_boundary         a product output of more than 2^31 elements
 #   <target>.large.<case>           tests/reliability/large_cases.txt, label "large", only with
 #                                   -DCOURSE_LARGE_TESTS=ON or MAX
+#   <target>.bughunt.<bug>          every planted bug (`<target> --list-bugs`, read when CTest
+#                                   runs, so a chapter adds bugs without touching CMake) under the
+#                                   tool that must catch it, and the same tool clean on the
+#                                   chapter's own kernels (tests/reliability/bughunt.py); label
+#                                   "bughunt" too
 set(COURSE_LARGE_TESTS OFF CACHE STRING
     "Large-size GPU tests (label large): OFF, ON (just past 2^31 elements) or MAX (up to 36 GiB)")
 set_property(CACHE COURSE_LARGE_TESTS PROPERTY STRINGS OFF ON MAX)
@@ -29,12 +34,83 @@ else()
   message(STATUS "compute-sanitizer not found: the sanitize tests will be skipped")
 endif()
 
+find_program(COURSE_NCU NAMES ncu
+  HINTS "${CUDAToolkit_BIN_DIR}" "${CUDAToolkit_BIN_DIR}/../nsight-compute"
+  DOC "Nsight Compute for the bug-hunt tests of ncu:<metric> bugs (skipped without it)")
+find_package(Python3 COMPONENTS Interpreter QUIET)
+if(NOT Python3_Interpreter_FOUND)
+  message(STATUS "python3 not found: the bug-hunt tests (label bughunt) are left out")
+endif()
+
 set(COURSE_RELIABILITY_DIR "${PROJECT_SOURCE_DIR}/tests/reliability")
 include(${COURSE_RELIABILITY_DIR}/common.cmake)  # rel_table_rows(), rel_table_columns()
 set(COURSE_SANITIZER_TOOLS memcheck racecheck synccheck initcheck)
 set(COURSE_RELIABILITY_PROBLEMS matmul minplus conv2d conv1d)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
              "${COURSE_RELIABILITY_DIR}/large_cases.txt")
+
+# course_add_bughunt_tests(<target> [WILL_FAIL_PREFIX <prefix>])
+# Tests <target>.bughunt.<bug> for every planted bug that `<target> --list-bugs` prints when CTest
+# runs (a CTest include file asks the executable), and one failing <target>.bughunt test when it
+# prints none. Bugs whose names start with <prefix> must escape their tool (the harness's own
+# tests: WILL_FAIL).
+function(course_add_bughunt_tests target)
+  cmake_parse_arguments(ARG "" "WILL_FAIL_PREFIX" "" ${ARGN})
+  if(NOT Python3_Interpreter_FOUND)
+    return()
+  endif()
+  set(file "${CMAKE_CURRENT_BINARY_DIR}/${target}_bughunt.cmake")
+  set(template [==[
+set(exe [[$<TARGET_FILE:@TARGET@>]])
+set(hunt [[@PYTHON@]] [[@SCRIPT@]] --executable "${exe}" --sanitizer [[@SANITIZER@]] --ncu [[@NCU@]])
+set(names "")
+if(NOT EXISTS "${exe}")
+  add_test([[@TARGET@.bughunt.NOT_BUILT]] [[@TARGET@.bughunt.NOT_BUILT]])
+  list(APPEND names [[@TARGET@.bughunt.NOT_BUILT]])
+else()
+  execute_process(COMMAND "${exe}" --list-bugs RESULT_VARIABLE code OUTPUT_VARIABLE out
+                  ERROR_VARIABLE err TIMEOUT 60)
+  string(REPLACE ";" "," out "${out}")
+  string(REGEX MATCHALL "[^
+]+" lines "${out}")
+  if(NOT code STREQUAL "0")
+    add_test([[@TARGET@.bughunt]] [[@CMAKE@]] -E echo "FAIL: --list-bugs exited ${code}: ${err}")
+    set_tests_properties([[@TARGET@.bughunt]] PROPERTIES WILL_FAIL TRUE)
+    list(APPEND names [[@TARGET@.bughunt]])
+  elseif(NOT lines)
+    add_test([[@TARGET@.bughunt]] ${hunt} --none)
+    list(APPEND names [[@TARGET@.bughunt]])
+  endif()
+  foreach(line IN LISTS lines)
+    if(NOT line MATCHES "^([^	]+)	([^	]+)	")
+      message(WARNING "@TARGET@ --list-bugs: not NAME<TAB>TOOL<TAB>summary: ${line}")
+      continue()
+    endif()
+    set(name "@TARGET@.bughunt.${CMAKE_MATCH_1}")
+    add_test(${name} ${hunt} --bug ${CMAKE_MATCH_1} --tool ${CMAKE_MATCH_2})
+    list(APPEND names ${name})
+    if(NOT "@PREFIX@" STREQUAL "" AND CMAKE_MATCH_1 MATCHES "^@PREFIX@")
+      set_tests_properties(${name} PROPERTIES WILL_FAIL TRUE)
+    endif()
+  endforeach()
+endif()
+foreach(name IN LISTS names)
+  set_tests_properties(${name} PROPERTIES LABELS "@LABELS@" TIMEOUT 3600
+                       SKIP_REGULAR_EXPRESSION "SKIPPED:")
+endforeach()
+]==])
+  set(TARGET ${target})
+  set(PYTHON "${Python3_EXECUTABLE}")
+  set(SCRIPT "${COURSE_RELIABILITY_DIR}/bughunt.py")
+  set(SANITIZER "${COURSE_COMPUTE_SANITIZER}")
+  set(NCU "${COURSE_NCU}")
+  set(CMAKE "${CMAKE_COMMAND}")
+  set(PREFIX "${ARG_WILL_FAIL_PREFIX}")
+  set(LABELS "bughunt;gpu;solutions;reliability")
+  string(CONFIGURE "${template}" content @ONLY)
+  file(GENERATE OUTPUT "${file}" CONTENT "${content}")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${file}")
+endfunction()
 
 function(course_add_reliability_tests target label edition)
   set(dir "${COURSE_RELIABILITY_DIR}")
@@ -54,6 +130,7 @@ function(course_add_reliability_tests target label edition)
     return()
   endif()
   set(gpu_labels "gpu;solutions;reliability")
+  course_add_bughunt_tests(${target})
 
   foreach(tool IN LISTS COURSE_SANITIZER_TOOLS)
     foreach(problem IN LISTS COURSE_RELIABILITY_PROBLEMS)
