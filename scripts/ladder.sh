@@ -85,20 +85,7 @@ if [ -z "$results_dir" ]; then
   fi
 fi
 
-# The first Python that can import the module named by $1 (any Python 3 when $1 is empty).
-# Debian's /usr/bin/python3 comes first: it is the one that python3-matplotlib installs into.
-find_python() {
-  local candidate
-  for candidate in "${PYTHON:-}" /usr/bin/python3 python3 python; do
-    [ -n "$candidate" ] || continue
-    command -v "$candidate" >/dev/null 2>&1 || continue
-    "$candidate" -c "import sys; assert sys.version_info >= (3, 6); ${1:+import $1}" \
-      >/dev/null 2>&1 || continue
-    printf '%s\n' "$candidate"
-    return 0
-  done
-  return 1
-}
+source "$root/scripts/python.sh"
 
 status=0
 mkdir -p "$results_dir" || die "cannot create $results_dir"

@@ -2,11 +2,22 @@
 # The course's main job: installs what is missing, builds everything, and runs every chapter's
 # solution and cuBLAS side by side (the performance ladder, scripts/ladder.sh). The results (table,
 # CSV, plot) go into build/results/ and the table is printed; nothing tracked is changed. Without a
-# GPU it builds everything and says that running needs one. Arguments go to scripts/ladder.sh.
+# GPU it builds everything and says that running needs one. Arguments go to scripts/ladder.sh,
+# except --profile: then every chapter's solution is also profiled with Nsight Compute after the
+# ladder (scripts/profile.sh --all, into build/results/ too).
 #
 # Needs CMake, a C++ compiler, Ninja and the CUDA toolkit; Catch2 (the tests), Python 3 and
 # matplotlib (the table and the plot) are used when they are there (scripts/setup.sh).
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+profile=no
+ladder_args=()
+for argument in "$@"; do
+  if [ "$argument" = --profile ]; then
+    profile=yes
+  else
+    ladder_args+=("$argument")
+  fi
+done
 course_setup run
 configure_args=()
 if ! course_have_package catch2; then
@@ -17,12 +28,10 @@ if ! course_have_gpu; then
   course_say "built everything in build/; running the kernels needs an NVIDIA GPU, and none is visible here"
   exit 0
 fi
-if [ -x scripts/ladder.sh ]; then
-  exec scripts/ladder.sh "$@"
-fi
 status=0
-for exe in build/ch0*_solution; do
-  course_say "running $exe"
-  "$exe" "$@" || status=$?
-done
+scripts/ladder.sh "${ladder_args[@]}" || status=$?
+if [ "$profile" = yes ]; then
+  course_say "profiling every chapter's solution with Nsight Compute"
+  scripts/profile.sh --all || { [ "$status" -ne 0 ] || status=$?; }
+fi
 exit "$status"

@@ -1,0 +1,488 @@
+#!/usr/bin/env python3
+"""What the profiler says: runs a chapter's executable under Nsight Compute (ncu) with one fixed
+set of metrics (METRICS below), and writes what it read into a CSV file and a table, plus a
+roofline per problem (scripts/roofline.py). scripts/profile.sh is the command to use; its header
+documents the options and the exit status.
+
+For each problem the executable runs once (`--problem P --warmup 0 --reps 1 --no-compare --no-check
+--csv`, then your own arguments). Every kernel it launches is profiled; the chapter's main kernel
+is the one that took longest (a pre-pass that pads or transposes the operands takes far less), and
+its last launch is the one reported. ncu runs each kernel several times to read all the counters,
+with the caches flushed before each pass and the clocks left as the GPU sets them
+(`--clock-control none`), so the time is close to what the executables report.
+Standard library only (the roofline needs matplotlib, and is skipped with a note without it).
+"""
+
+import argparse
+import csv
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import course_chapters  # noqa: E402
+import ncu_csv  # noqa: E402
+import readme_block  # noqa: E402
+
+# Exit statuses (scripts/profile.sh documents them).
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NO_DEVICE, EXIT_CUDA = 0, 1, 2, 3, 4
+EXIT_NO_NCU, EXIT_NO_PERMISSION, EXIT_NOT_BUILT = 5, 6, 7
+
+# The metric set: (ncu metric, column of profile.csv). Kept fixed so that every chapter is read
+# the same way; docs/pages/tools.md explains each.
+METRICS = [
+    ("gpu__time_duration.sum", "time_ns"),
+    ("dram__bytes_read.sum", "dram_read_bytes"),
+    ("dram__bytes_write.sum", "dram_write_bytes"),
+    ("lts__t_sectors_srcunit_tex_op_read.sum", "l2_read_sectors"),
+    ("lts__t_sectors_srcunit_tex_op_write.sum", "l2_write_sectors"),
+    ("smsp__inst_executed_op_shared_ld.sum", "shared_load_requests"),
+    ("smsp__inst_executed_op_shared_st.sum", "shared_store_requests"),
+    ("smsp__inst_executed_op_ldsm.sum", "ldmatrix_requests"),
+    ("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "shared_wavefronts"),
+    ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", "shared_bank_conflicts"),
+    ("sm__warps_active.avg.pct_of_peak_sustained_active", "occupancy_pct"),
+    ("launch__registers_per_thread", "registers"),
+    ("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", "fma_pipe_pct"),
+    ("sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active", "tensor_pipe_pct"),
+    ("sm__inst_issued.avg.pct_of_peak_sustained_active", "issue_pct"),
+    # The roofs of the GPU the run was made on, at the clocks it ran at.
+    ("sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained", "ffma_per_cycle"),
+    ("sm__cycles_elapsed.avg.per_second", "sm_hz"),
+    ("dram__bytes.sum.peak_sustained", "dram_bytes_per_cycle"),
+    ("dram__cycles_elapsed.avg.per_second", "dram_hz"),
+    ("lts__t_bytes.sum.peak_sustained", "l2_bytes_per_cycle"),
+    ("lts__cycles_elapsed.avg.per_second", "l2_hz"),
+    ("device__attribute_display_name", "device"),
+    ("device__attribute_multiprocessor_count", "sms"),
+    ("device__attribute_compute_capability_major", "cc_major"),
+    ("device__attribute_compute_capability_minor", "cc_minor"),
+]
+# Why warps waited: the average number of warps stalled for each reason per issued instruction.
+STALL_REASONS = ["barrier", "branch_resolving", "dispatch_stall", "drain", "imc_miss",
+                 "lg_throttle", "long_scoreboard", "math_pipe_throttle", "membar", "mio_throttle",
+                 "misc", "no_instruction", "not_selected", "short_scoreboard", "sleeping",
+                 "tex_throttle", "wait"]
+STALL_METRIC = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
+
+# Dense TF32 tensor-core FLOP per SM per clock, by compute capability (from NVIDIA's data sheets:
+# A100 156 TFLOP/s, RTX 3090 35.6, L4 60, H100 SXM 495, each at its boost clock). 0: unknown.
+TF32_FLOP_PER_SM_CYCLE = {(8, 0): 1024, (8, 6): 256, (8, 9): 512, (9, 0): 2048}
+
+PROBLEMS = ("matmul", "minplus", "conv2d", "conv1d")
+# The ladder's benchmark sizes (scripts/ladder/workloads.cpp), used by --all.
+LADDER_ARGS = {
+    "matmul": ["-m", "4096", "-n", "4096", "-k", "4096"],
+    "minplus": ["-m", "4096", "-n", "4096", "-k", "4096"],
+    "conv2d": ["--height", "8192", "--width", "8192", "--mask", "13x13"],
+    "conv1d": ["-n", "16777216", "--taps", "127"],
+}
+# The columns of profile.csv, in order.
+COLUMNS = (["chapter", "edition", "problem", "sizes", "status", "kernel", "work", "work_unit",
+            "rate", "intensity_dram", "intensity_l2", "peak_compute", "peak_dram", "peak_l2",
+            "stall_1", "stall_1_ratio", "stall_2", "stall_2_ratio"]
+           + [column for _, column in METRICS])
+BLOCK = "profile"
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class ProfileError(Exception):
+    """Stops the profile with one line and an exit status."""
+
+    def __init__(self, message, status):
+        super().__init__(message)
+        self.status = status
+
+
+def work_of(problem, sizes):
+    """(operations, unit) for @p problem at @p sizes, as the course reports them: FLOP for
+    matmul and the convolutions (a multiply-add is two), min-plus operations (an add and a min
+    per step) for minplus."""
+    numbers = {key: int(value) for key, value in re.findall(r"([a-z]+)=(\d+)", sizes)}
+    if problem in ("matmul", "minplus"):
+        work = 2 * numbers["m"] * numbers["n"] * numbers["k"]
+        return work, ("FLOP" if problem == "matmul" else "min-plus op")
+    if problem == "conv2d":
+        image = re.search(r"image (\d+)x(\d+) mask (\d+)x(\d+)", sizes)
+        if not image:
+            raise ValueError(f"no conv2d sizes in {sizes!r}")
+        h, w, mk, ml = (int(group) for group in image.groups())
+        return 2 * h * w * mk * ml, "FLOP"
+    if problem == "conv1d":
+        return 2 * numbers["n"] * numbers["taps"], "FLOP"
+    raise ValueError(f"unknown problem {problem!r}")
+
+
+def derive(problem, sizes, launch):
+    """The row of profile.csv for @p launch (a dict from ncu_csv) of @p problem at @p sizes."""
+    row = {column: launch.get(metric, "") for metric, column in METRICS}
+    work, unit = work_of(problem, sizes)
+    seconds = float(row["time_ns"]) * 1e-9 if row["time_ns"] != "" else 0.0
+    dram = _sum(row, "dram_read_bytes", "dram_write_bytes")
+    l2 = 32.0 * _sum(row, "l2_read_sectors", "l2_write_sectors")
+    row.update({
+        "problem": problem, "sizes": sizes, "kernel": short_name(launch.get("Kernel Name", "")),
+        "work": work, "work_unit": unit,
+        "rate": work / seconds if seconds > 0 else "",
+        "intensity_dram": work / dram if dram > 0 else "",
+        "intensity_l2": work / l2 if l2 > 0 else "",
+    })
+    row.update(roofs(row, problem))
+    stalls = sorted(((launch.get(STALL_METRIC.format(reason)), reason)
+                     for reason in STALL_REASONS
+                     if isinstance(launch.get(STALL_METRIC.format(reason)), float)),
+                    reverse=True)
+    for place in (1, 2):
+        ratio, reason = stalls[place - 1] if len(stalls) >= place else ("", "")
+        row[f"stall_{place}"], row[f"stall_{place}_ratio"] = reason, ratio
+    return row
+
+
+def _sum(row, *columns):
+    return sum(float(row[c]) for c in columns if isinstance(row[c], float))
+
+
+def roofs(row, problem):
+    """The compute, DRAM and L2 roofs in operations/s and bytes/s for @p problem: the FP32 FMA
+    rate (two FLOP per FMA; min-plus: one add and one min per step, each at the FMA rate, so one
+    operation per FMA slot) and, for matmul, the TF32 tensor-core rate beside it."""
+    def number(column):
+        value = row.get(column, "")
+        return value if isinstance(value, float) else 0.0
+    fma_per_second = number("ffma_per_cycle") * number("sm_hz")
+    compute = fma_per_second * (1 if problem == "minplus" else 2)
+    return {"peak_compute": compute or "",
+            "peak_dram": number("dram_bytes_per_cycle") * number("dram_hz") or "",
+            "peak_l2": number("l2_bytes_per_cycle") * number("l2_hz") or ""}
+
+
+def tf32_peak(row):
+    """The dense TF32 tensor-core rate of the GPU of @p row in FLOP/s; 0 when unknown."""
+    try:
+        key = (int(row["cc_major"]), int(row["cc_minor"]))
+        return TF32_FLOP_PER_SM_CYCLE.get(key, 0) * float(row["sms"]) * float(row["sm_hz"])
+    except (KeyError, TypeError, ValueError):
+        return 0.0
+
+
+def short_name(kernel):
+    """The kernel's name without its parameter list: `ch04::product_kernel<course::PlusTimes>`."""
+    depth, cut = 0, len(kernel)
+    for index, char in enumerate(kernel):
+        if char == "<":
+            depth += 1
+        elif char == ">":
+            depth -= 1
+        elif char == "(" and depth == 0:
+            cut = index
+            break
+    name = kernel[:cut].strip()
+    return name[len("void "):] if name.startswith("void ") else name
+
+
+def find_ncu():
+    """ncu: $NCU, on the PATH, or in the CUDA toolkit's bin folder."""
+    for candidate in (os.environ.get("NCU"), shutil.which("ncu"), "/usr/local/cuda/bin/ncu"):
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    raise ProfileError("Nsight Compute (ncu) not found: it comes with the CUDA toolkit; put its "
+                       "bin folder on the PATH or set NCU=/path/to/ncu", EXIT_NO_NCU)
+
+
+def available_metrics(ncu):
+    """The metric base names this ncu can read on this GPU (None when it cannot tell)."""
+    result = subprocess.run([ncu, "--query-metrics", "--csv"], capture_output=True, text=True)
+    check_ncu_errors(result.stdout + result.stderr)
+    if result.returncode != 0:
+        return None
+    return {row[0].strip() for row in csv.reader(io.StringIO(result.stdout)) if row}
+
+
+def base_name(metric):
+    """`dram__bytes_read.sum` -> `dram__bytes_read` (query-metrics lists base names)."""
+    name = metric
+    for suffix in (".peak_sustained", ".per_second", ".pct_of_peak_sustained_active", ".ratio",
+                   ".sum", ".avg", ".max", ".min"):
+        name = name.replace(suffix, "")
+    return name
+
+
+def check_ncu_errors(text):
+    """Stops with the right status when ncu says it may not read the counters or sees no GPU."""
+    if "ERR_NVGPUCTRPERM" in text:
+        raise ProfileError("ncu may not read this GPU's performance counters (ERR_NVGPUCTRPERM): "
+                           "run as root (sudo), or let every user profile: see "
+                           "https://developer.nvidia.com/ERR_NVGPUCTRPERM", EXIT_NO_PERMISSION)
+    if re.search(r"no CUDA device available|No supported GPU|no CUDA-capable device", text):
+        raise ProfileError("no CUDA device: profiling needs an NVIDIA GPU", EXIT_NO_DEVICE)
+
+
+def offered_problems(executable):
+    """The problems the chapter's executable offers, read from its --supports-table row."""
+    result = subprocess.run([executable, "--supports-table"], capture_output=True, text=True)
+    rows = [line for line in result.stdout.splitlines() if re.match(r"\|\s*\d+\s*\|", line)]
+    if result.returncode != 0 or not rows:
+        raise ProfileError(f"{executable} --supports-table printed no row: rebuild the course",
+                           EXIT_FAILED)
+    column = rows[0].split("|")[2]
+    return [p for p in PROBLEMS if re.search(rf"\b{p}\b", column)]
+
+
+def profile_problem(ncu, metrics, chapter, edition, executable, problem, extra, log):
+    """Profiles one problem; returns its row of profile.csv."""
+    command = [ncu, "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none",
+               "--metrics", ",".join(metrics), executable, "--problem", problem, "--warmup", "0",
+               "--reps", "1", "--no-compare", "--no-check", "--csv"] + extra
+    log.write("$ " + " ".join(command) + "\n")
+    result = subprocess.run(command, capture_output=True, text=True)
+    log.write(result.stdout + result.stderr)
+    check_ncu_errors(result.stdout + result.stderr)
+    if result.returncode == EXIT_USAGE:
+        message = (result.stderr.strip().splitlines() or ["bad command line"])[-1]
+        raise ProfileError(f"{os.path.basename(executable)}: {message}", EXIT_USAGE)
+    course_lines = [line for line in result.stdout.splitlines()
+                    if not line.startswith('"') and "," in line and not line.startswith("==")]
+    course_rows = list(csv.DictReader(io.StringIO("\n".join(course_lines))))
+    if not course_rows or "sizes" not in course_rows[-1]:
+        raise ProfileError(f"{os.path.basename(executable)} --problem {problem} printed no "
+                           f"result (exit {result.returncode}); see the log", EXIT_CUDA)
+    launches = ncu_csv.parse(result.stdout)
+    main = max(launches, key=lambda launch: _as_float(launch.get("gpu__time_duration.sum")))
+    last = [launch for launch in launches if launch.get("Kernel Name") == main.get("Kernel Name")]
+    row = derive(problem, course_rows[-1]["sizes"], last[-1])
+    row.update({"chapter": chapter, "edition": edition, "status": course_rows[-1]["status"]})
+    return row
+
+
+def _as_float(value):
+    return value if isinstance(value, float) else 0.0
+
+
+def write_csv(rows, path):
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=COLUMNS, extrasaction="ignore")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({c: _format(row.get(c, "")) for c in COLUMNS})
+
+
+def read_csv(path):
+    """The rows of a profile.csv, numbers as floats."""
+    with open(path, encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    for row in rows:
+        for key, value in row.items():
+            try:
+                row[key] = float(value) if key not in ("chapter", "device") and value else value
+            except ValueError:
+                pass
+    if not rows:
+        raise ValueError(f"{path}: no rows")
+    return rows
+
+
+def _format(value):
+    return f"{value:.6g}" if isinstance(value, float) else value
+
+
+def _si(value, unit, digits=3):
+    if not isinstance(value, float):
+        return "-"
+    if value == 0:
+        return f"0 {unit}".strip()
+    for factor, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1, "")):
+        if abs(value) >= factor:
+            return f"{value / factor:.{digits}g} {prefix}{unit}".strip()
+    return f"{value:.{digits}g} {unit}".strip()
+
+
+def _pct(value):
+    return f"{value:.0f}%" if isinstance(value, float) else "-"
+
+
+def table(rows):
+    """The Markdown table of @p rows: one line per chapter and problem."""
+    lines = [
+        "| chapter | problem | main kernel | time | rate | DRAM read / written | L2 <-> SM "
+        "| FLOP per byte: DRAM, L2 | shared requests, wavefronts, bank conflicts "
+        "| occupancy, registers | FMA pipe, tensor pipe, issue slots | top stalls (warps per issue) |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for row in rows:
+        requests = sum(row[c] for c in ("shared_load_requests", "shared_store_requests",
+                                        "ldmatrix_requests") if isinstance(row[c], float))
+        stalls = ", ".join(f"{row[f'stall_{p}']} {row[f'stall_{p}_ratio']:.2f}"
+                           for p in (1, 2) if isinstance(row[f"stall_{p}_ratio"], float))
+        unit = "op/s" if row["problem"] == "minplus" else "FLOP/s"
+        lines.append(
+            f"| {row['chapter']} ({row['edition']}) | {row['problem']} | `{row['kernel']}` "
+            f"| {row['time_ns'] / 1e6:.3f} ms | {_si(row['rate'], unit)} "
+            f"| {_si(row['dram_read_bytes'], 'B')} / {_si(row['dram_write_bytes'], 'B')} "
+            f"| {_si(32.0 * _sum(row, 'l2_read_sectors', 'l2_write_sectors'), 'B')} "
+            f"| {_num(row['intensity_dram'])}, {_num(row['intensity_l2'])} "
+            f"| {_si(requests, '')}, {_si(row['shared_wavefronts'], '')}, "
+            f"{_si(row['shared_bank_conflicts'], '')} "
+            f"| {_pct(row['occupancy_pct'])}, {_num(row['registers'])} "
+            f"| {_pct(row['fma_pipe_pct'])}, {_pct(row['tensor_pipe_pct'])}, "
+            f"{_pct(row['issue_pct'])} | {stalls or '-'} |")
+    return "\n".join(lines)
+
+
+def _num(value):
+    return f"{value:.3g}" if isinstance(value, float) else "-"
+
+
+def header(rows, command):
+    first = rows[0]
+    return (f"Profiled on **{first['device']}** with Nsight Compute (`{command}`): the chapter's "
+            "main kernel, one launch, caches flushed before each counter pass, clocks as the GPU "
+            "set them. FLOP per byte is the problem's work (a multiply-add is two operations; "
+            "minplus: an add and a min) over the bytes moved between DRAM and L2, and between L2 "
+            "and the SMs.")
+
+
+def parse_arguments(argv):
+    parser = argparse.ArgumentParser(
+        prog="scripts/profile.sh",
+        description="Profile a chapter's kernels with Nsight Compute: metrics, a table and a "
+                    "roofline per problem.")
+    parser.add_argument("chapter", nargs="?", help="chapter number (1, 2, ...) or chNN")
+    parser.add_argument("args", nargs=argparse.REMAINDER,
+                        help="passed to the chapter's executable (--problem, sizes, --variant...)")
+    parser.add_argument("--solution", action="store_true",
+                        help="profile the solution instead of your kernels")
+    parser.add_argument("--all", action="store_true",
+                        help="every chapter's solution at the ladder's sizes")
+    parser.add_argument("--build-dir", default=os.path.join(ROOT, "build"),
+                        help="the build folder (default: build)")
+    parser.add_argument("--results", help="output folder (default: build/results, or results "
+                        "with --update-readme)")
+    parser.add_argument("--update-readme", action="store_true",
+                        help="record the run: results/profile.csv, the rooflines and the "
+                             "README's profile table (maintainers)")
+    parser.add_argument("--readme", default=os.path.join(ROOT, "README.md"))
+    parser.add_argument("--no-plot", action="store_true", help="do not draw the rooflines")
+    parser.add_argument("--from-csv", help="profile nothing: render the table and rooflines of "
+                        "this profile.csv")
+    args = parser.parse_args(argv)
+    if "--solution" in args.args:  # also after the chapter: the executables have no such flag
+        args.args.remove("--solution")
+        args.solution = True
+    if not args.all and not args.chapter and not args.from_csv:
+        parser.error("name a chapter (e.g. scripts/profile.sh 4), or pass --all")
+    if args.all and (args.chapter or args.args):
+        parser.error("--all takes no chapter and no executable arguments")
+    return args
+
+
+def select_chapters(args):
+    try:
+        chapters = course_chapters.read_chapters(args.build_dir)
+    except course_chapters.ManifestError as error:
+        raise ProfileError(f"{error} (cmake --preset default && cmake --build build)",
+                           EXIT_NOT_BUILT) from error
+    if args.all:
+        return chapters
+    match = re.fullmatch(r"(?:ch)?0*(\d+)", args.chapter or "")
+    if not match:
+        raise ProfileError(f"{args.chapter!r} is not a chapter: give its number, e.g. 4",
+                           EXIT_USAGE)
+    wanted = [c for c in chapters if c.number == int(match.group(1))]
+    if not wanted:
+        raise ProfileError(f"no chapter {match.group(1)} in {args.build_dir} (chapters: "
+                           f"{', '.join(str(c.number) for c in chapters)})", EXIT_USAGE)
+    return wanted
+
+
+def run(args):
+    results = args.results or (os.path.join(ROOT, "results") if args.update_readme else
+                               os.path.join(args.build_dir, "results"))
+    os.makedirs(results, exist_ok=True)
+    csv_path = os.path.join(results, "profile.csv")
+    if args.from_csv:
+        rows = read_csv(args.from_csv)
+        command = "scripts/profile.sh --from-csv"
+    else:
+        rows = profile(args, results)
+        write_csv(rows, csv_path)
+        rows = read_csv(csv_path)
+        command = "scripts/profile.sh " + ("--all" if args.all else " ".join(
+            ([args.chapter] if args.chapter else []) + (["--solution"] if args.solution else [])
+            + args.args))
+    text = header(rows, command) + "\n\n" + table(rows) + "\n"
+    images = [] if args.no_plot else draw(rows, results)
+    with open(os.path.join(results, "profile.md"), "w", encoding="utf-8") as handle:
+        handle.write(text)
+    print(text)
+    if args.update_readme:
+        readme_dir = os.path.dirname(os.path.abspath(args.readme))
+        links = "".join(f"\n![Roofline: {os.path.basename(image)}]"
+                        f"({os.path.relpath(os.path.abspath(image), readme_dir)})"
+                        for image in images if image.endswith(".svg"))
+        readme_block.update_file(args.readme, BLOCK, text + links)
+        print(f"recorded: {csv_path} and the README's profile table")
+    failed = [row for row in rows if row.get("status") not in ("PASS", "UNCHECKED")]
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def profile(args, results):
+    ncu = find_ncu()
+    known = available_metrics(ncu)
+    wanted = [metric for metric, _ in METRICS] + [STALL_METRIC.format(r) for r in STALL_REASONS]
+    metrics = [m for m in wanted if known is None or base_name(m) in known
+               or m.startswith("device__") or m.startswith("launch__")]
+    missing = [m for m in wanted if m not in metrics]
+    if missing:
+        print(f"note: this ncu cannot read {', '.join(missing)} here: left empty",
+              file=sys.stderr)
+    rows = []
+    with open(os.path.join(results, "profile.log"), "w", encoding="utf-8") as log:
+        for chapter in select_chapters(args):
+            solution = args.solution or args.all
+            executable = chapter.solution if solution else chapter.student
+            if not os.path.isfile(executable):
+                raise ProfileError(f"{executable} is not built: cmake --build {args.build_dir}",
+                                   EXIT_NOT_BUILT)
+            extra = list(args.args)
+            chosen = None
+            if "--problem" in extra:
+                at = extra.index("--problem")
+                chosen = extra[at + 1:at + 2]
+                del extra[at:at + 2]
+            for problem in chosen or offered_problems(executable):
+                sizes = LADDER_ARGS.get(problem, []) if args.all else []
+                print(f"==> profiling chapter {chapter.number} {problem}", file=sys.stderr)
+                rows.append(profile_problem(ncu, metrics, chapter.number,
+                                            "solution" if solution else "student", executable,
+                                            problem, sizes + extra, log))
+    return rows
+
+
+def draw(rows, results):
+    try:
+        import roofline
+        return roofline.draw_all(rows, results, tf32_peak(rows[0]))
+    except ImportError as error:
+        print(f"note: rooflines skipped: {error} (install python3-matplotlib, then run "
+              f"scripts/profile.sh --from-csv {os.path.join(results, 'profile.csv')})",
+              file=sys.stderr)
+        return []
+
+
+def main(argv=None):
+    args = parse_arguments(argv)
+    try:
+        return run(args)
+    except ProfileError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return error.status
+    except (OSError, ValueError, ncu_csv.NcuCsvError, readme_block.BlockError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_FAILED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

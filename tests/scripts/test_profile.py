@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""Tests of scripts/profile.sh and what it reads (label cpu: no GPU, no ncu needed).
+
+- A recorded ncu table (tests/scripts/data/ncu_sample.csv, written by `ncu --csv --page raw` on an
+  H100) parses, and the row derived from it agrees with the raw fields read another way; the
+  roofline is drawn from it where matplotlib is installed.
+- The whole script against stand-ins for ncu and for a chapter's executable: the main kernel is
+  the longest, its last launch is reported, the files are written; and each failure (no ncu, no
+  GPU, no permission for the counters, nothing built, a bad chapter) gives one line and its exit
+  status.
+"""
+
+import csv
+import io
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+
+import ncu_csv  # noqa: E402
+import profile_kernels as course_profile  # noqa: E402
+
+SAMPLE = os.path.join(HERE, "data", "ncu_sample.csv")
+
+# A chapter executable stand-in: its supports row, and one course CSV result per run.
+FAKE_EXECUTABLE = textwrap.dedent("""\
+    #!/usr/bin/env python3
+    import os, sys
+    if "--supports-table" in sys.argv:
+        print("| chapter | problems | matmul, minplus | conv2d | conv1d |")
+        print("| ---: | --- | --- | --- | --- |")
+        print("| 9 | matmul, conv2d | m, n, k from 1 | any | - |")
+        sys.exit(0)
+    if os.environ.get("FAKE_NO_DEVICE"):
+        print("error: no CUDA device available (no CUDA-capable device is detected); this "
+              "executable needs an NVIDIA GPU", file=sys.stderr)
+        sys.exit(3)
+    problem = sys.argv[sys.argv.index("--problem") + 1]
+    sizes = "m=64 n=32 k=16" if problem == "matmul" else "image 40x30 mask 3x5"
+    print("device,chapter,edition,problem,variant,sizes,status")
+    print(f"Stand-in GPU,9,solution,{problem},,{sizes},PASS")
+""")
+
+# An ncu stand-in: --query-metrics lists every base name the script asks for; a profile runs the
+# program, then prints a raw table with a pre-pass and two launches of the main kernel.
+FAKE_NCU = textwrap.dedent("""\
+    #!/usr/bin/env python3
+    import os, subprocess, sys
+    if os.environ.get("FAKE_NO_PERMISSION"):
+        print("==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA "
+              "GPU Performance Counters on the target device 0.")
+        sys.exit(1)
+    if "--query-metrics" in sys.argv:
+        print('"Metric Name","Metric Type","Metric Unit","Metric Description"')
+        for name in os.environ["FAKE_METRICS"].split(","):
+            print(f'"{name}","Counter","","stand-in"')
+        sys.exit(0)
+    args = sys.argv[1:]
+    metrics = args[args.index("--metrics") + 1].split(",")
+    program = args[args.index("--metrics") + 2:]
+    result = subprocess.run(program)
+    if result.returncode != 0:
+        sys.exit(result.returncode)
+    header = ["ID", "Kernel Name"] + metrics
+    print(",".join(f'"{h}"' for h in header))
+    print(",".join('""' for _ in header))
+    def value(metric, launch):
+        if metric == "gpu__time_duration.sum":
+            return [1000.0, 2000000.0, 4000000.0][launch]
+        if metric == "device__attribute_display_name":
+            return "Stand-in GPU"
+        if metric.startswith("smsp__average_warps_issue_stalled_barrier"):
+            return 3.5
+        if metric.startswith("smsp__average_warps_issue_stalled_long_scoreboard"):
+            return 1.25
+        if metric.startswith("smsp__average_warps_issue_stalled_"):
+            return 0.5
+        return 1000.0 * (launch + 1)
+    names = ["void pad_kernel(float*)", "void main_kernel<course::PlusTimes>(const float*, int)",
+             "void main_kernel<course::PlusTimes>(const float*, int)"]
+    for launch, name in enumerate(names):
+        fields = [str(launch), name] + [f"{value(m, launch):,}" if isinstance(value(m, launch), float)
+                                        else value(m, launch) for m in metrics]
+        print(",".join(f'"{f}"' for f in fields))
+""")
+
+
+def write_script(path, text):
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+
+
+class RecordedSample(unittest.TestCase):
+    """What ncu really printed, on a GPU."""
+
+    def setUp(self):
+        with open(SAMPLE, encoding="utf-8") as handle:
+            self.text = handle.read()
+
+    def raw_field(self, metric, launch_index=-1):
+        """@p metric of a launch, read with the csv module alone."""
+        rows = list(csv.reader(io.StringIO("\n".join(
+            line for line in self.text.splitlines() if line.startswith('"')))))
+        column = rows[0].index(metric)
+        return float(rows[2:][launch_index][column].replace(",", ""))
+
+    def test_parses_and_derives(self):
+        launches = ncu_csv.parse(self.text)
+        self.assertGreaterEqual(len(launches), 1)
+        main = max(launches, key=lambda l: l["gpu__time_duration.sum"])
+        index = launches.index(main)
+        row = course_profile.derive("matmul", "m=1024 n=1024 k=1024", main)
+        work = 2 * 1024 ** 3
+        self.assertEqual(row["work"], work)
+        seconds = self.raw_field("gpu__time_duration.sum", index) * 1e-9
+        self.assertAlmostEqual(row["rate"], work / seconds, delta=work / seconds * 1e-9)
+        dram = (self.raw_field("dram__bytes_read.sum", index)
+                + self.raw_field("dram__bytes_write.sum", index))
+        self.assertAlmostEqual(row["intensity_dram"], work / dram, delta=work / dram * 1e-9)
+        self.assertGreater(row["peak_compute"], 1e12)   # an FP32 roof of a GPU: TFLOP/s
+        self.assertGreater(row["peak_dram"], 1e11)      # and its DRAM: over 100 GB/s
+        self.assertGreater(row["peak_l2"], row["peak_dram"])
+        self.assertTrue(row["stall_1"])
+        self.assertGreaterEqual(row["stall_1_ratio"], row["stall_2_ratio"])
+
+    def test_draws_a_roofline(self):
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            self.skipTest("matplotlib is not installed")
+        import roofline
+        launches = ncu_csv.parse(self.text)
+        main = max(launches, key=lambda l: l["gpu__time_duration.sum"])
+        row = course_profile.derive("matmul", "m=1024 n=1024 k=1024", main)
+        row.update({"chapter": "4", "device": main["device__attribute_display_name"]})
+        with tempfile.TemporaryDirectory() as folder:
+            written = roofline.draw_all([row], folder, course_profile.tf32_peak(row))
+            self.assertEqual(sorted(os.path.basename(p) for p in written),
+                             ["roofline_matmul.png", "roofline_matmul.svg"])
+            with open(os.path.join(folder, "roofline_matmul.svg"), encoding="utf-8") as svg:
+                self.assertIn("<svg", svg.read())
+
+    def test_rejects_text_without_a_table(self):
+        with self.assertRaises(ncu_csv.NcuCsvError):
+            ncu_csv.parse("==PROF== Connected to process 1\nno kernels were profiled\n")
+
+
+class WholeScript(unittest.TestCase):
+    """scripts/profile.sh against stand-ins."""
+
+    def setUp(self):
+        self.folder = tempfile.mkdtemp()
+        self.build = os.path.join(self.folder, "build")
+        os.makedirs(self.build)
+        executable = os.path.join(self.build, "ch09_fake_solution")
+        write_script(executable, FAKE_EXECUTABLE)
+        with open(os.path.join(self.build, "course_chapters.tsv"), "w") as manifest:
+            manifest.write(f"ch09\tfake\t{executable}\t{executable}\tch09_fake\n")
+        self.tools = os.path.join(self.folder, "tools")
+        os.makedirs(self.tools)
+        write_script(os.path.join(self.tools, "ncu"), FAKE_NCU)
+        metrics = [course_profile.base_name(m) for m, _ in course_profile.METRICS]
+        metrics += [course_profile.base_name(course_profile.STALL_METRIC.format(r))
+                    for r in course_profile.STALL_REASONS]
+        self.env = dict(os.environ, NCU=os.path.join(self.tools, "ncu"),
+                        FAKE_METRICS=",".join(metrics))
+
+    def tearDown(self):
+        shutil.rmtree(self.folder)
+
+    def run_script(self, *args, env=None):
+        return subprocess.run(["bash", os.path.join(ROOT, "scripts", "profile.sh"),
+                               "--build-dir", self.build, "--results",
+                               os.path.join(self.folder, "results"), "--no-plot", *args],
+                              capture_output=True, text=True, env=env or self.env)
+
+    def test_profiles_every_problem(self):
+        result = self.run_script("9", "--solution")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(os.path.join(self.folder, "results", "profile.csv")) as handle:
+            rows = list(csv.DictReader(handle))
+        self.assertEqual([r["problem"] for r in rows], ["matmul", "conv2d"])
+        matmul = rows[0]
+        self.assertEqual(matmul["kernel"], "main_kernel<course::PlusTimes>")
+        self.assertEqual(float(matmul["time_ns"]), 4000000.0)   # the last launch, not the first
+        self.assertEqual(float(matmul["work"]), 2 * 64 * 32 * 16)
+        self.assertAlmostEqual(float(matmul["rate"]), 2 * 64 * 32 * 16 / 4e-3, delta=1e-3)
+        self.assertEqual(matmul["stall_1"], "barrier")
+        self.assertEqual(matmul["stall_2"], "long_scoreboard")
+        self.assertIn("| 9 (solution) | matmul |", result.stdout)
+
+    def test_without_ncu(self):
+        env = dict(self.env, NCU="", PATH="/usr/bin:/bin")
+        if shutil.which("ncu", path=env["PATH"]) or os.path.exists("/usr/local/cuda/bin/ncu"):
+            self.skipTest("this machine has ncu where the script looks")
+        result = self.run_script("9", env=env)
+        self.assertEqual(result.returncode, 5)
+        self.assertIn("ncu) not found", result.stderr)
+
+    def test_without_permission(self):
+        result = self.run_script("9", env=dict(self.env, FAKE_NO_PERMISSION="1"))
+        self.assertEqual(result.returncode, 6)
+        self.assertIn("ERR_NVGPUCTRPERM", result.stderr)
+        self.assertEqual(len(result.stderr.strip().splitlines()), 1)
+
+    def test_without_gpu(self):
+        result = self.run_script("9", env=dict(self.env, FAKE_NO_DEVICE="1"))
+        self.assertEqual(result.returncode, 3)
+        self.assertIn("no CUDA device", result.stderr.splitlines()[-1])
+
+    def test_not_built(self):
+        os.remove(os.path.join(self.build, "course_chapters.tsv"))
+        result = self.run_script("9")
+        self.assertEqual(result.returncode, 7)
+
+    def test_bad_chapter(self):
+        self.assertEqual(self.run_script("nine").returncode, 2)
+        self.assertEqual(self.run_script("4").returncode, 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
