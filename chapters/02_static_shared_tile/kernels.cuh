@@ -4,11 +4,12 @@
 /// Each block copies the inputs it needs into shared memory once, waits at a barrier, and then
 /// computes from shared memory, where every element it copied is reused by many threads. The
 /// matrix product walks along k one T x T tile of A and of B at a time: load, barrier, compute,
-/// barrier. conv2d stages its input tile with the halo around it, and the mask, then computes.
-/// Tile widths and mask sizes are template parameters: each one the executable offers is a
-/// separately compiled kernel, and the launchers refuse the others. From this chapter on matmul
-/// and minplus share one product kernel, a template over the semiring it combines with
-/// (course::PlusTimes or course::MinPlus, common/include/course/semiring.cuh).
+/// barrier. The convolutions stage their input tile with the halo around it, and the mask, then
+/// compute. Tile widths, mask sides and tap counts are template parameters: each one the
+/// executable offers is a separately compiled kernel (chapters/02_static_shared_tile/launch.cuh
+/// lists them and refuses the others). From this chapter on matmul and minplus share one product
+/// kernel, a template over the semiring it combines with (course::PlusTimes or course::MinPlus,
+/// common/include/course/semiring.cuh).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -20,25 +21,29 @@
 /// Chapter 2: static shared tiles.
 namespace ch02 {
 
-/// Outputs per side of a conv2d block, one per thread: a block is 32 x 32 threads, a warp is one
-/// row of outputs.
-constexpr int kConvBlock = 32;
-/// Threads of a conv2d block.
-constexpr int kConvThreads = kConvBlock * kConvBlock;
 /// Threads of a product block for the tile width @p tile: one per tile element.
 __host__ __device__ constexpr int product_threads(int tile) {
   return tile * tile;
 }
 /// The warp size: a warp must cover whole rows of a product tile (see product_kernel).
 constexpr int kWarp = 32;
+/// Outputs per side of a conv2d block, one per thread: a block is 32 x 32 threads, a warp is one
+/// row of outputs.
+constexpr int kConvBlock = 32;
+/// Threads of a conv2d block.
+constexpr int kConvThreads = kConvBlock * kConvBlock;
+/// Threads of a conv1d block, one output each: eight warps.
+constexpr int kConv1dThreads = 256;
 
 /// One tile entry: element (@p r, @p c) of the @p rows x @p cols row-major matrix @p M, or the
 /// semiring's identity where (r, c) falls outside it, so that any m, n, k works.
 template <typename Semiring>
 __device__ float element_or_identity(const float* M, int rows, int cols, int r, int c) {
   // EXERCISE 2.1 begin: one tile entry, the identity outside the matrix
-  // Return M[r][c] (row-major, index in size_t as in chapter 1) when r < rows and c < cols,
-  // and Semiring::identity() otherwise, so that tile entries outside the matrix change nothing.
+  // A tile entry stands for one element of the matrix. Where the tile sticks out of the
+  // matrix (the last tiles when m, n or k is not a multiple of the tile width) there is no
+  // element: what value can the tile hold there so that the reduction is not changed by it, for
+  // either semiring? Index M as chapter 1 did, so that large matrices do not overflow an int.
   (void)M;
   (void)rows;
   (void)cols;
@@ -50,12 +55,10 @@ __device__ float element_or_identity(const float* M, int rows, int cols, int r, 
 
 /// Matrix product over @p Semiring: a block of Tile x Tile threads computes a Tile x Tile tile of
 /// C, thread (x, y) the element in row y and column x of it. The block walks along k one step of
-/// Tile at a time. At each step every thread stores one element of A's tile and one of B's in
+/// Tile at a time. At each step every thread copies one element of A's tile and one of B's into
 /// shared memory (the semiring's identity where the tile sticks out of the matrix), the block
 /// waits until both tiles are complete, every thread combines its row of the A tile with its
 /// column of the B tile, and the block waits again before the next step overwrites the tiles.
-/// Each thread fetches its elements of the next step from global memory right after the first
-/// barrier, so those loads are in flight while the block computes from shared memory.
 /// A warp spans whole tile rows (one for T = 32, two for T = 16), so its loads of A and B are
 /// coalesced; in shared memory it reads one A element per tile row (a broadcast) and consecutive
 /// B elements (distinct banks, or the same words twice: a broadcast) at a time.
@@ -75,22 +78,18 @@ __global__ void __launch_bounds__(product_threads(Tile))
   // No early return for threads outside C: every thread must reach every barrier, and these
   // threads still copy their share of the tiles.
   float acc = Semiring::identity();
-  // This thread's share of the first step: A[row][tx] and B[ty][col].
-  float a_next = element_or_identity<Semiring>(A, m, k, row, tx);
-  float b_next = element_or_identity<Semiring>(B, k, n, ty, col);
   for (int step = 0; step < k; step += Tile) {
-    // EXERCISE 2.2 begin: store this step's elements in the tiles, then a barrier
-    // Store this thread's elements, a_next and b_next, at [ty][tx] of a_tile and b_tile, then wait
-    // until the whole block has stored its elements (__syncthreads()).
+    // EXERCISE 2.2 begin: this thread's share of the step's tiles, then a barrier
+    // Every thread of the block copies its share of this step's tile of A and of B (which
+    // elements, so that the block's loads from global memory are coalesced?). Then no thread may
+    // read the tiles before all of them are complete.
     (void)a_tile;  // silences "declared but never referenced" until you use the tiles
     (void)b_tile;
     // EXERCISE 2.2 end
-    // Ask for the next step's elements now; they arrive while the block computes this step.
-    a_next = element_or_identity<Semiring>(A, m, k, row, step + Tile + tx);
-    b_next = element_or_identity<Semiring>(B, k, n, step + Tile + ty, col);
     // EXERCISE 2.3 begin: the reduction over the tiles in shared memory, then a barrier
-    // Combine acc with a_tile[ty][p] and b_tile[p][tx] for p from 0 to Tile - 1, then wait again,
-    // so that no thread overwrites the tiles at the next step while another is still reading them.
+    // Fold this step's contribution into acc: the part of this thread's row of A and column of
+    // B that the tiles hold. Then, before the loop comes back to overwrite the tiles, make sure
+    // no thread still needs them.
     // EXERCISE 2.3 end
   }
   if (row < m && col < n)
@@ -119,22 +118,55 @@ __global__ void __launch_bounds__(kConvThreads)
   const int x = block_x + tx;
   const int y = block_y + ty;
   // EXERCISE 2.4 begin: stage the input tile with its halo, and the mask, in shared memory
-  // Copy img[first_y + r][first_x + c] into tile[r][c] for every r and c below kTileSide, where
-  // first_y = block_y - kRadius and first_x = block_x - kRadius: the tile is larger than the
-  // block, so each thread copies the entries (ty + i * kConvBlock, tx + j * kConvBlock). Store 0
-  // where the source lies outside the image (zero padding). Then copy the Mask x Mask mask into
-  // mask_tile, the threads sharing the Mask * Mask entries.
+  // The block's outputs need more than their own inputs: a halo around them, as wide as the
+  // mask reaches. Copy all of it into tile, 0 where it falls outside the image (zero padding),
+  // with every thread of the block taking part (there are more inputs than threads), and copy
+  // the mask into mask_tile. Which tile entry holds which image element is yours to fix; the
+  // sum in exercise 2.5 reads it.
   (void)tile;       // delete these two lines: they only keep the compiler from warning that the
   (void)mask_tile;  // arrays are never used
   // EXERCISE 2.4 end
   float sum = 0.0f;
   // EXERCISE 2.5 begin: barrier, then the sum over the mask from shared memory
-  // Wait until the tile and the mask are complete (__syncthreads()); then, for every mask entry
-  // (p, q), add mask_tile[p][q] times the tile entry of img[y + kRadius - p][x + kRadius - q]
-  // to sum. out[y][x] itself sits at tile[ty + kRadius][tx + kRadius].
+  // Before reading what other threads copied, wait for them. Then sum over the mask: which
+  // entry of tile holds the image element that mask entry (p, q) multiplies for this output?
   // EXERCISE 2.5 end
   if (x < w && y < h)
     out[static_cast<size_t>(y) * w + x] = sum;
+}
+
+/// Full 1D convolution y[i] = sum over j of a[i - j] * b[j], i < n + Taps - 1, with Taps taps: a
+/// block of kConv1dThreads threads computes as many consecutive outputs, thread t output
+/// first_output + t. Output i reads a[i - Taps + 1] to a[i], so the block stages a *segment* of
+/// the input: its own kConv1dThreads inputs and a halo of Taps - 1 before them (zero outside a,
+/// where the full convolution starts and ends), more inputs than threads; and the taps. After a
+/// barrier every thread sums over the taps from shared memory. A warp reads one tap (a broadcast)
+/// and 32 consecutive segment elements (32 different banks) at a time.
+template <int Taps>
+__global__ void __launch_bounds__(kConv1dThreads)
+    conv1d_kernel(const float* a, int n, const float* b, float* y) {
+  static_assert(Taps >= 1, "at least one tap");
+  constexpr int kHalo = Taps - 1;                   // inputs staged before the first output's
+  constexpr int kSegment = kConv1dThreads + kHalo;  // inputs staged per block
+  __shared__ float segment[kSegment];               // a[first + s] at [s]
+  __shared__ float mask_tile[Taps];                 // b[j] at [j]
+  const int t = threadIdx.x;
+  const long long first_output = static_cast<long long>(blockIdx.x) * kConv1dThreads;
+  const long long i = first_output + t;
+  // EXERCISE 2.6 begin: stage the segment with its halo, and the taps, in shared memory
+  // Output i needs the taps and the Taps inputs that end at a[i]: for the whole block, its own
+  // inputs and a halo before them. Copy that segment of a into segment, 0 where an index falls
+  // outside the signal, every thread taking part, and the taps into mask_tile.
+  (void)segment;    // delete these two lines: they only keep the compiler from warning that
+  (void)mask_tile;  // the arrays are never used
+  // EXERCISE 2.6 end
+  float sum = 0.0f;
+  // EXERCISE 2.7 begin: barrier, then the sum over the taps from shared memory
+  // Wait until the segment and the taps are complete, then sum over the taps: where in segment
+  // is the input that tap j multiplies for this thread's output?
+  // EXERCISE 2.7 end
+  if (i < static_cast<long long>(n) + kHalo)
+    y[i] = sum;
 }
 
 }  // namespace ch02

@@ -8,27 +8,28 @@
 
 #include "solutions/01_global_memory/kernels.cuh"
 #include "chapters/01_global_memory/launch.cuh"
-#include "chapters/01_global_memory/launch.cuh"
 
 #include "course/driver.hpp"
 
+#include <algorithm>
 #include <iterator>
 
 int main(int argc, char** argv) {
   course::Chapter chapter = course::make_chapter(2, "the static shared tile");
   chapter.launchers = [](const course::LaunchOptions& chosen) {
     return course::ProblemSet{course::with_choice(ch02::matmul, chosen.tile),
-                              course::with_choice(ch02::minplus, chosen.tile),
-                              ch02::conv2d,
-                              {}};
+                              course::with_choice(ch02::minplus, chosen.tile), ch02::conv2d,
+                              ch02::conv1d};
   };
   // Chapter 1's solution with its default launch choices.
   chapter.previous = {course::with_choice(ch01::matmul, course::ThreadMapping::coalesced),
                       course::with_choice(ch01::minplus, course::ThreadMapping::coalesced),
-                      ch01::conv2d,
-                      {}};
+                      ch01::conv2d, ch01::conv1d};
   chapter.flags.tiles.assign(std::begin(ch02::kTiles), std::end(ch02::kTiles));
   chapter.flags.mask_sides.assign(std::begin(ch02::kMaskSides), std::end(ch02::kMaskSides));
+  // The largest compiled tap count; the launcher refuses the counts between that are not compiled.
+  chapter.flags.max_taps =
+      *std::max_element(std::begin(ch02::kTapCounts), std::end(ch02::kTapCounts));
   chapter.exercises.assign(std::begin(ch02::kExercises), std::end(ch02::kExercises));
   return course::run_chapter(chapter, argc, argv);
 }

@@ -4,11 +4,12 @@
 /// Each block copies the inputs it needs into shared memory once, waits at a barrier, and then
 /// computes from shared memory, where every element it copied is reused by many threads. The
 /// matrix product walks along k one T x T tile of A and of B at a time: load, barrier, compute,
-/// barrier. conv2d stages its input tile with the halo around it, and the mask, then computes.
-/// Tile widths and mask sizes are template parameters: each one the executable offers is a
-/// separately compiled kernel, and the launchers refuse the others. From this chapter on matmul
-/// and minplus share one product kernel, a template over the semiring it combines with
-/// (course::PlusTimes or course::MinPlus, common/include/course/semiring.cuh).
+/// barrier. The convolutions stage their input tile with the halo around it, and the mask, then
+/// compute. Tile widths, mask sides and tap counts are template parameters: each one the
+/// executable offers is a separately compiled kernel (chapters/02_static_shared_tile/launch.cuh
+/// lists them and refuses the others). From this chapter on matmul and minplus share one product
+/// kernel, a template over the semiring it combines with (course::PlusTimes or course::MinPlus,
+/// common/include/course/semiring.cuh).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -20,17 +21,19 @@
 /// Chapter 2: static shared tiles.
 namespace ch02 {
 
-/// Outputs per side of a conv2d block, one per thread: a block is 32 x 32 threads, a warp is one
-/// row of outputs.
-constexpr int kConvBlock = 32;
-/// Threads of a conv2d block.
-constexpr int kConvThreads = kConvBlock * kConvBlock;
 /// Threads of a product block for the tile width @p tile: one per tile element.
 __host__ __device__ constexpr int product_threads(int tile) {
   return tile * tile;
 }
 /// The warp size: a warp must cover whole rows of a product tile (see product_kernel).
 constexpr int kWarp = 32;
+/// Outputs per side of a conv2d block, one per thread: a block is 32 x 32 threads, a warp is one
+/// row of outputs.
+constexpr int kConvBlock = 32;
+/// Threads of a conv2d block.
+constexpr int kConvThreads = kConvBlock * kConvBlock;
+/// Threads of a conv1d block, one output each: eight warps.
+constexpr int kConv1dThreads = 256;
 
 /// One tile entry: element (@p r, @p c) of the @p rows x @p cols row-major matrix @p M, or the
 /// semiring's identity where (r, c) falls outside it, so that any m, n, k works.
@@ -43,12 +46,10 @@ __device__ float element_or_identity(const float* M, int rows, int cols, int r, 
 
 /// Matrix product over @p Semiring: a block of Tile x Tile threads computes a Tile x Tile tile of
 /// C, thread (x, y) the element in row y and column x of it. The block walks along k one step of
-/// Tile at a time. At each step every thread stores one element of A's tile and one of B's in
+/// Tile at a time. At each step every thread copies one element of A's tile and one of B's into
 /// shared memory (the semiring's identity where the tile sticks out of the matrix), the block
 /// waits until both tiles are complete, every thread combines its row of the A tile with its
 /// column of the B tile, and the block waits again before the next step overwrites the tiles.
-/// Each thread fetches its elements of the next step from global memory right after the first
-/// barrier, so those loads are in flight while the block computes from shared memory.
 /// A warp spans whole tile rows (one for T = 32, two for T = 16), so its loads of A and B are
 /// coalesced; in shared memory it reads one A element per tile row (a broadcast) and consecutive
 /// B elements (distinct banks, or the same words twice: a broadcast) at a time.
@@ -68,18 +69,13 @@ __global__ void __launch_bounds__(product_threads(Tile))
   // No early return for threads outside C: every thread must reach every barrier, and these
   // threads still copy their share of the tiles.
   float acc = Semiring::identity();
-  // This thread's share of the first step: A[row][tx] and B[ty][col].
-  float a_next = element_or_identity<Semiring>(A, m, k, row, tx);
-  float b_next = element_or_identity<Semiring>(B, k, n, ty, col);
   for (int step = 0; step < k; step += Tile) {
-    // EXERCISE 2.2 begin: store this step's elements in the tiles, then a barrier
-    a_tile[ty][tx] = a_next;
-    b_tile[ty][tx] = b_next;
-    __syncthreads();  // both tiles are complete before anyone reads them
+    // EXERCISE 2.2 begin: this thread's share of the step's tiles, then a barrier
+    a_tile[ty][tx] = element_or_identity<Semiring>(A, m, k, row, step + tx);
+    b_tile[ty][tx] = element_or_identity<Semiring>(B, k, n, step + ty, col);
+    // Both tiles are complete before anyone reads them.
+    __syncthreads();
     // EXERCISE 2.2 end
-    // Ask for the next step's elements now; they arrive while the block computes this step.
-    a_next = element_or_identity<Semiring>(A, m, k, row, step + Tile + tx);
-    b_next = element_or_identity<Semiring>(B, k, n, step + Tile + ty, col);
     // EXERCISE 2.3 begin: the reduction over the tiles in shared memory, then a barrier
 #pragma unroll
     for (int p = 0; p < Tile; ++p)
@@ -143,6 +139,45 @@ __global__ void __launch_bounds__(kConvThreads)
   // EXERCISE 2.5 end
   if (x < w && y < h)
     out[static_cast<size_t>(y) * w + x] = sum;
+}
+
+/// Full 1D convolution y[i] = sum over j of a[i - j] * b[j], i < n + Taps - 1, with Taps taps: a
+/// block of kConv1dThreads threads computes as many consecutive outputs, thread t output
+/// first_output + t. Output i reads a[i - Taps + 1] to a[i], so the block stages a *segment* of
+/// the input: its own kConv1dThreads inputs and a halo of Taps - 1 before them (zero outside a,
+/// where the full convolution starts and ends), more inputs than threads; and the taps. After a
+/// barrier every thread sums over the taps from shared memory. A warp reads one tap (a broadcast)
+/// and 32 consecutive segment elements (32 different banks) at a time.
+template <int Taps>
+__global__ void __launch_bounds__(kConv1dThreads)
+    conv1d_kernel(const float* a, int n, const float* b, float* y) {
+  static_assert(Taps >= 1, "at least one tap");
+  constexpr int kHalo = Taps - 1;                   // inputs staged before the first output's
+  constexpr int kSegment = kConv1dThreads + kHalo;  // inputs staged per block
+  __shared__ float segment[kSegment];               // a[first + s] at [s]
+  __shared__ float mask_tile[Taps];                 // b[j] at [j]
+  const int t = threadIdx.x;
+  const long long first_output = static_cast<long long>(blockIdx.x) * kConv1dThreads;
+  const long long i = first_output + t;
+  // EXERCISE 2.6 begin: stage the segment with its halo, and the taps, in shared memory
+  const long long first = first_output - kHalo;  // input index of segment[0]
+  for (int s = t; s < kSegment; s += kConv1dThreads) {
+    const long long source = first + s;
+    segment[s] = source >= 0 && source < n ? a[source] : 0.0f;
+  }
+  for (int j = t; j < Taps; j += kConv1dThreads)
+    mask_tile[j] = b[j];
+  // EXERCISE 2.6 end
+  float sum = 0.0f;
+  // EXERCISE 2.7 begin: barrier, then the sum over the taps from shared memory
+  __syncthreads();  // the segment and the taps are complete before anyone reads them
+  // a[i] sits at segment[t + kHalo]; a[i - j] is j places before it.
+#pragma unroll
+  for (int j = 0; j < Taps; ++j)
+    sum += mask_tile[j] * segment[t + kHalo - j];
+  // EXERCISE 2.7 end
+  if (i < static_cast<long long>(n) + kHalo)
+    y[i] = sum;
 }
 
 }  // namespace ch02

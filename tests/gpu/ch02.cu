@@ -1,6 +1,6 @@
 // Chapter 2 kernels against the CPU reference, at the awkward sizes of the course design, for every
-// compiled tile width and mask size. Built twice: against the solution (label "solutions") and
-// against your kernels (label "ch02").
+// compiled tile width, mask size and tap count. Built twice: against the solution (label
+// "solutions") and against your kernels (label "ch02").
 #include <kernels.cuh>
 #include "chapters/02_static_shared_tile/launch.cuh"
 
@@ -36,6 +36,30 @@ TEST_CASE("ch02 conv2d matches the reference for every compiled mask, small imag
   testing::check_conv2d(ch02::conv2d, images, masks);
 }
 
+TEST_CASE("ch02 conv1d matches the reference for every compiled tap count, at awkward lengths",
+          "[gpu]") {
+  COURSE_REQUIRE_GPU();
+  std::vector<testing::Conv1dShape> shapes;
+  for (int taps : ch02::kTapCounts) {
+    // n = 1; n shorter than the halo; n around one block and a few blocks, so that the last
+    // block is full, one output short or one past; a long signal of many blocks.
+    const int block = ch02::kConv1dThreads;
+    for (int n : {1, 2, taps - 1, taps, taps + 1, block - taps + 1, block - taps, block - taps + 2,
+                  block, block + 1, 3 * block - 1, 100003}) {
+      if (n >= 1)
+        shapes.push_back({n, taps});
+    }
+  }
+  // The course's shapes whose tap count is compiled here.
+  for (const auto& shape : testing::kConv1dShapes) {
+    for (int taps : ch02::kTapCounts) {
+      if (shape.m == taps)
+        shapes.push_back(shape);
+    }
+  }
+  testing::check_conv1d(ch02::conv1d, shapes);
+}
+
 // Needs no GPU: the launchers refuse before launching anything.
 TEST_CASE("ch02 launchers refuse the tiles and masks that chapter 2 does not compile", "[gpu]") {
   const auto product_with_tile = [](int tile) {
@@ -56,4 +80,24 @@ TEST_CASE("ch02 launchers refuse the tiles and masks that chapter 2 does not com
     CHECK(conv_with_mask(mask.mk, mask.ml).find("chapter 3") != std::string::npos);
   }
   CHECK_FALSE(conv_with_mask(4, 4).empty());
+}
+
+// Needs no GPU: the launcher refuses before launching anything.
+TEST_CASE("ch02 conv1d refuses the tap counts that chapter 2 does not compile, in one line",
+          "[gpu]") {
+  const auto conv1d_with_taps = [](int n, int taps) {
+    return rejection([&] { ch02::conv1d(nullptr, n, nullptr, taps, nullptr, nullptr); });
+  };
+  for (int taps : {2, 5, 37, 64, 100, 126, 128, 1023}) {
+    INFO("taps " << taps);
+    const std::string message = conv1d_with_taps(1000, taps);
+    CHECK(message.find("(it has 127, 1, 3, 7, 15, 31, 63)") != std::string::npos);
+    CHECK(message.find("chapter 3") != std::string::npos);
+    CHECK(message.find('\n') == std::string::npos);
+  }
+  CHECK_FALSE(conv1d_with_taps(0, 127).empty());
+  CHECK_FALSE(conv1d_with_taps(1000, 0).empty());
+  // n + m - 1 must fit an int: the longest signal for 127 taps is accepted up to the launch,
+  // one sample more is refused.
+  CHECK_FALSE(conv1d_with_taps(2147483647 - 125, 127).empty());
 }
