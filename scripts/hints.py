@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""Levelled hints of the exercises (chapters/NN_slug/HINTS.md).
+
+    hints.py show N.M [LEVEL]   one level of exercise N.M's hints; without LEVEL the first one not
+                                seen yet (scripts/hint.sh calls this)
+    hints.py check              every exercise region of every chapter has its HINTS.md section
+                                with Levels 1, 2 and 3, and every section its region
+
+HINTS.md, exactly:
+
+    # Chapter N: hints
+
+    ## Exercise N.M: <short title>
+
+    ### Level 1
+    <text>
+
+    ### Level 2
+    <text>
+
+    ### Level 3
+    <text>
+
+What was seen is remembered in build/hints_seen.txt (the build folder is not part of the checkout).
+--root and --seen (or COURSE_HINTS_ROOT and COURSE_HINTS_SEEN) point elsewhere, for the tests.
+"""
+import argparse
+import os
+import re
+import sys
+from pathlib import Path
+
+REGION = re.compile(r"^\s*// EXERCISE (\d+\.\d+) begin\b", re.MULTILINE)
+SOURCE_SUFFIXES = {".cu", ".cuh", ".h", ".hpp", ".cpp", ".c"}
+LEVELS = (1, 2, 3)
+
+
+def exercise_order(exercise):
+    """Sort key of an id "N.M": 4.10 after 4.9."""
+    return tuple(int(part) for part in exercise.split("."))
+
+
+class HintError(Exception):
+    """A one-line message for the student or the maintainer."""
+
+
+def chapter_folders(root):
+    chapters = root / "chapters"
+    if not chapters.is_dir():
+        raise HintError(f"no chapters/ folder under {root}")
+    return sorted(p for p in chapters.iterdir() if p.is_dir() and re.match(r"\d\d_", p.name))
+
+
+def regions(folder):
+    """Exercise ids with a region in any source file of @p folder: {id: first file}."""
+    found = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and path.suffix in SOURCE_SUFFIXES:
+            for match in REGION.finditer(path.read_text(errors="replace")):
+                found.setdefault(match.group(1), path.relative_to(folder.parent.parent))
+    return found
+
+
+def parse_hints(path):
+    """(sections, problems): sections maps an exercise id to (title, {level: text}); problems
+    lists what breaks the format, each as 'file:line: what'."""
+    sections, problems = {}, []
+    lines = path.read_text().splitlines()
+    number = re.match(r"(\d\d)_", path.parent.name)
+    expected_title = f"# Chapter {int(number.group(1))}: hints" if number else None
+    if not lines or (expected_title and lines[0].strip() != expected_title):
+        problems.append(f"{path}:1: the first line must be '{expected_title}'")
+    current, level = None, None
+    for index, line in enumerate(lines, start=1):
+        where = f"{path}:{index}"
+        exercise = re.match(r"^## (.*)$", line)
+        level_line = re.match(r"^### (.*)$", line)
+        if exercise:
+            heading = re.fullmatch(r"Exercise (\d+\.\d+): (\S.*)", exercise.group(1).strip())
+            if not heading:
+                problems.append(f"{where}: expected '## Exercise N.M: <short title>'")
+                current, level = None, None
+                continue
+            current, level = heading.group(1), None
+            if current in sections:
+                problems.append(f"{where}: exercise {current} has a second section")
+            sections[current] = (heading.group(2), {})
+        elif level_line:
+            heading = re.fullmatch(r"Level (\d+)", level_line.group(1).strip())
+            if current is None:
+                problems.append(f"{where}: a level outside an '## Exercise N.M' section")
+                continue
+            if not heading or int(heading.group(1)) not in LEVELS:
+                problems.append(f"{where}: expected '### Level 1', '### Level 2' or '### Level 3'")
+                level = None
+                continue
+            level = int(heading.group(1))
+            levels = sections[current][1]
+            if level in levels:
+                problems.append(f"{where}: exercise {current} has a second Level {level}")
+            elif level != len(levels) + 1:
+                problems.append(f"{where}: exercise {current}: Level {level} out of order")
+            levels[level] = []
+        elif current is not None and level is not None:
+            sections[current][1][level].append(line)
+    texts = {}
+    for exercise, (title, levels) in sections.items():
+        for lvl in LEVELS:
+            if lvl not in levels:
+                problems.append(f"{path}: exercise {exercise} has no Level {lvl}")
+        texts[exercise] = (title, {lvl: "\n".join(body).strip() for lvl, body in levels.items()})
+        for lvl, text in texts[exercise][1].items():
+            if not text:
+                problems.append(f"{path}: exercise {exercise}: Level {lvl} is empty")
+    return texts, problems
+
+
+def check(root):
+    """Every problem with the hints of every chapter, one line each."""
+    problems = []
+    for folder in chapter_folders(root):
+        ids = regions(folder)
+        hints = folder / "HINTS.md"
+        if not hints.exists():
+            problems.append(f"{hints.relative_to(root)}: missing (every chapter has one; regions: "
+                            f"{', '.join(sorted(ids, key=exercise_order)) or 'none'})")
+            continue
+        sections, format_problems = parse_hints(hints)
+        problems += [p.replace(str(root) + os.sep, "") for p in format_problems]
+        for exercise, source in sorted(ids.items(), key=lambda item: exercise_order(item[0])):
+            if exercise not in sections:
+                problems.append(f"{hints.relative_to(root)}: no '## Exercise {exercise}' section "
+                                f"for the region in {source}")
+        for exercise in sorted(sections, key=exercise_order):
+            if exercise not in ids:
+                problems.append(f"{hints.relative_to(root)}: exercise {exercise} has no region in "
+                                f"{folder.relative_to(root)}")
+    return problems
+
+
+def read_seen(seen_file):
+    seen = set()
+    if seen_file.exists():
+        for line in seen_file.read_text().splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[1].isdigit():
+                seen.add((parts[0], int(parts[1])))
+    return seen
+
+
+def show(root, seen_file, exercise, level_text):
+    if not re.fullmatch(r"\d+\.\d+", exercise):
+        raise HintError(f"expected an exercise number N.M such as 2.1, got \"{exercise}\"")
+    level = None
+    if level_text is not None:
+        if level_text not in ("1", "2", "3"):
+            raise HintError(f"LEVEL is 1, 2 or 3, got \"{level_text}\"")
+        level = int(level_text)
+    chapter = int(exercise.split(".")[0])
+    folders = [f for f in chapter_folders(root) if f.name.startswith(f"{chapter:02d}_")]
+    if not folders:
+        raise HintError(f"no exercise {exercise}: there is no chapter {chapter}")
+    hints = folders[0] / "HINTS.md"
+    if not hints.exists():
+        raise HintError(f"no exercise {exercise}: {hints.relative_to(root)} does not exist")
+    sections, _ = parse_hints(hints)
+    if exercise not in sections:
+        known = ", ".join(sorted(sections, key=exercise_order)) or "none"
+        raise HintError(f"no exercise {exercise} in {hints.relative_to(root)} (it has {known})")
+    title, levels = sections[exercise]
+    seen = read_seen(seen_file)
+    if level is None:
+        unseen = [lvl for lvl in LEVELS if (exercise, lvl) not in seen]
+        if not unseen:
+            print(f"You have seen all three hints of exercise {exercise} ({title}); "
+                  f"scripts/hint.sh {exercise} LEVEL prints one of them again.")
+            return
+        level = unseen[0]
+    if level not in levels or not levels[level]:
+        raise HintError(f"exercise {exercise} has no Level {level} in {hints.relative_to(root)}")
+    seen.add((exercise, level))
+    seen_file.parent.mkdir(parents=True, exist_ok=True)
+    seen_file.write_text("".join(f"{e} {lvl}\n" for e, lvl in sorted(seen)))
+    print(f"Exercise {exercise}: {title} (hint {level} of 3)\n\n{levels[level]}\n")
+    unseen = [lvl for lvl in LEVELS if (exercise, lvl) not in seen]
+    if unseen:
+        print(f"Next: scripts/hint.sh {exercise} (level {unseen[0]})")
+    else:
+        print(f"That was the last hint of exercise {exercise} you had not seen.")
+
+
+def main(argv):
+    here = Path(__file__).resolve().parent.parent
+    parser = argparse.ArgumentParser(description="Levelled hints of the exercises.")
+    parser.add_argument("--root", type=Path,
+                        default=Path(os.environ.get("COURSE_HINTS_ROOT") or here))
+    parser.add_argument("--seen", type=Path, default=None)
+    commands = parser.add_subparsers(dest="command", required=True)
+    show_parser = commands.add_parser("show")
+    show_parser.add_argument("exercise")
+    show_parser.add_argument("level", nargs="?")
+    commands.add_parser("check")
+    args = parser.parse_args(argv)
+    root = args.root.resolve()
+    seen_file = args.seen or Path(os.environ.get("COURSE_HINTS_SEEN") or
+                                  root / "build" / "hints_seen.txt")
+    try:
+        if args.command == "show":
+            show(root, seen_file, args.exercise, args.level)
+            return 0
+        problems = check(root)
+    except HintError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"FAIL: {len(problems)} problems with the hints")
+        return 1
+    print("every exercise region has its hints, Levels 1 to 3")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
