@@ -335,13 +335,27 @@ def _num(value):
     return f"{value:.3g}" if isinstance(value, float) else "-"
 
 
-def header(rows, command):
-    first = rows[0]
-    return (f"Profiled on **{first['device']}** with Nsight Compute (`{command}`): the chapter's "
-            "main kernel, one launch, caches flushed before each counter pass, clocks as the GPU "
-            "set them. FLOP per byte is the problem's work (a multiply-add is two operations; "
-            "minplus: an add and a min) over the bytes moved between DRAM and L2, and between L2 "
-            "and the SMs.")
+def header(rows):
+    """The sentence above the table: the GPU, and the command that makes such a profile."""
+    everything = (len({row["chapter"] for row in rows}) > 1
+                  and all(row["edition"] == "solution" for row in rows))
+    command = ("scripts/profile.sh --all" if everything else
+               f"scripts/profile.sh {'--solution ' if rows[0]['edition'] == 'solution' else ''}"
+               f"{rows[0]['chapter']}")
+    return (f"Profiled on **{rows[0]['device']}** with Nsight Compute (`{command}`): each line "
+            "is the chapter's main kernel, one launch, with the caches flushed before each counter "
+            "pass and the clocks as the GPU set them. FLOP per byte is the problem's work (a "
+            "multiply-add is two operations; minplus: an add and a min) over the bytes moved "
+            "between DRAM and L2, and between L2 and the SMs.")
+
+
+def render(rows, images, relative_to):
+    """The profile block: header, table, and a link to each roofline SVG from @p relative_to."""
+    folder = os.path.dirname(os.path.abspath(relative_to))
+    links = "".join(f"\n![Roofline, {os.path.basename(image)[len('roofline_'):-len('.svg')]}]"
+                    f"({os.path.relpath(os.path.abspath(image), folder).replace(os.sep, '/')})"
+                    for image in sorted(images) if image.endswith(".svg"))
+    return header(rows) + "\n\n" + table(rows) + "\n" + links
 
 
 def parse_arguments(argv):
@@ -365,6 +379,9 @@ def parse_arguments(argv):
                              "README's profile table (maintainers)")
     parser.add_argument("--readme", default=os.path.join(ROOT, "README.md"))
     parser.add_argument("--no-plot", action="store_true", help="do not draw the rooflines")
+    parser.add_argument("--check", action="store_true",
+                        help="with --from-csv: change nothing, exit 1 when the README's profile "
+                             "table differs from the CSV's")
     parser.add_argument("--from-csv", help="profile nothing: render the table and rooflines of "
                         "this profile.csv")
     args = parser.parse_args(argv)
@@ -373,6 +390,8 @@ def parse_arguments(argv):
         args.solution = True
     if not args.all and not args.chapter and not args.from_csv:
         parser.error("name a chapter (e.g. scripts/profile.sh 4), or pass --all")
+    if args.check and not args.from_csv:
+        parser.error("--check goes with --from-csv")
     if args.all and (args.chapter or args.args):
         parser.error("--all takes no chapter and no executable arguments")
     return args
@@ -401,34 +420,38 @@ def run(args):
     results = args.results or (os.path.join(ROOT, "results") if args.update_readme else
                                os.path.join(args.build_dir, "results"))
     os.makedirs(results, exist_ok=True)
-    csv_path = os.path.join(results, "profile.csv")
     if args.from_csv:
         rows = read_csv(args.from_csv)
-        command = "scripts/profile.sh --from-csv"
     else:
-        rows = profile(args, results)
-        write_csv(rows, csv_path)
+        # The log names this machine's paths: it stays in the build folder, never in results/.
+        log_folder = os.path.join(args.build_dir, "results")
+        os.makedirs(log_folder, exist_ok=True)
+        csv_path = os.path.join(results, "profile.csv")
+        write_csv(profile(args, log_folder), csv_path)
         rows = read_csv(csv_path)
-        command = "scripts/profile.sh " + ("--all" if args.all else " ".join(
-            ([args.chapter] if args.chapter else []) + (["--solution"] if args.solution else [])
-            + args.args))
-    text = header(rows, command) + "\n\n" + table(rows) + "\n"
+    if args.check:
+        images = [path for path in (os.path.join(results, f"roofline_{p}.svg")
+                                    for p in dict.fromkeys(row["problem"] for row in rows))
+                  if os.path.exists(path)]
+        block = render(rows, images, args.readme)
+        if readme_block.update_file(args.readme, BLOCK, block, check_only=True):
+            return EXIT_OK
+        print(f"error: {args.readme}'s profile table differs from {args.from_csv}: run "
+              f"scripts/profile.sh --from-csv {args.from_csv} --update-readme", file=sys.stderr)
+        return EXIT_FAILED
     images = [] if args.no_plot else draw(rows, results)
+    text = render(rows, images, os.path.join(results, "profile.md"))
     with open(os.path.join(results, "profile.md"), "w", encoding="utf-8") as handle:
         handle.write(text)
     print(text)
     if args.update_readme:
-        readme_dir = os.path.dirname(os.path.abspath(args.readme))
-        links = "".join(f"\n![Roofline: {os.path.basename(image)}]"
-                        f"({os.path.relpath(os.path.abspath(image), readme_dir)})"
-                        for image in images if image.endswith(".svg"))
-        readme_block.update_file(args.readme, BLOCK, text + links)
-        print(f"recorded: {csv_path} and the README's profile table")
+        readme_block.update_file(args.readme, BLOCK, render(rows, images, args.readme))
+        print(f"recorded: {results} and the README's profile table")
     failed = [row for row in rows if row.get("status") not in ("PASS", "UNCHECKED")]
     return EXIT_FAILED if failed else EXIT_OK
 
 
-def profile(args, results):
+def profile(args, log_folder):
     ncu = find_ncu()
     known = available_metrics(ncu)
     wanted = [metric for metric, _ in METRICS] + [STALL_METRIC.format(r) for r in STALL_REASONS]
@@ -439,7 +462,7 @@ def profile(args, results):
         print(f"note: this ncu cannot read {', '.join(missing)} here: left empty",
               file=sys.stderr)
     rows = []
-    with open(os.path.join(results, "profile.log"), "w", encoding="utf-8") as log:
+    with open(os.path.join(log_folder, "profile.log"), "w", encoding="utf-8") as log:
         for chapter in select_chapters(args):
             solution = args.solution or args.all
             executable = chapter.solution if solution else chapter.student

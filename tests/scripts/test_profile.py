@@ -198,6 +198,26 @@ class WholeScript(unittest.TestCase):
         self.assertEqual(matmul["stall_2"], "long_scoreboard")
         self.assertIn("| 9 (solution) | matmul |", result.stdout)
 
+    def test_records_and_checks_the_readme(self):
+        self.assertEqual(self.run_script("--solution", "9").returncode, 0)
+        csv_path = os.path.join(self.folder, "results", "profile.csv")
+        readme = os.path.join(self.folder, "README.md")
+        with open(readme, "w") as handle:
+            handle.write("# Course\n<!-- profile:begin -->\nold\n<!-- profile:end -->\nend\n")
+        record = self.run_script("--from-csv", csv_path, "--update-readme", "--readme", readme)
+        self.assertEqual(record.returncode, 0, record.stderr)
+        with open(readme) as handle:
+            text = handle.read()
+        self.assertIn("| 9 (solution) | conv2d |", text)
+        self.assertTrue(text.endswith("<!-- profile:end -->\nend\n"))
+        self.assertEqual(self.run_script("--from-csv", csv_path, "--check",
+                                         "--readme", readme).returncode, 0)
+        with open(readme, "w") as handle:
+            handle.write(text.replace("conv2d", "conv1d"))
+        check = self.run_script("--from-csv", csv_path, "--check", "--readme", readme)
+        self.assertEqual(check.returncode, 1)
+        self.assertIn("differs", check.stderr)
+
     def test_without_ncu(self):
         env = dict(self.env, NCU="", PATH="/usr/bin:/bin")
         if shutil.which("ncu", path=env["PATH"]) or os.path.exists("/usr/local/cuda/bin/ncu"):
