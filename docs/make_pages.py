@@ -184,6 +184,7 @@ class Site:
         self.out_dir = out_dir
         self.images_dir = images_dir
         self.used_labels = set()
+        self.errors = []  # broken links, all reported at the end
         self.heading_labels = {}  # repository path of a Markdown file -> {github slug: label}
         self.page_labels = {}  # repository path of a Markdown file -> its page's label
         self.documented = {}  # repository path of a documented header -> the path Doxygen knows
@@ -383,7 +384,12 @@ class Site:
         for offset, text in enumerate(lines):
             fence, in_code = track_fence(fence, text)
             if not in_code:
-                text = self.rewrite_links(rel, text, f"{rel}:{first_line + offset}")
+                try:
+                    text = self.rewrite_links(rel, text, f"{rel}:{first_line + offset}")
+                except SiteError as error:
+                    # Reported with every other broken link once all pages are written.
+                    if str(error) not in self.errors:
+                        self.errors.append(str(error))
             result.append(text)
         return result
 
@@ -891,6 +897,8 @@ def generate(root, out_dir, edition, chapter_dirs):
     for page in pages:
         page.write(pages_dir, linemap)
     (out_dir / "linemap.json").write_text(json.dumps(linemap), encoding="utf-8")
+    if site.errors:
+        raise SiteError("\n".join(site.errors))
 
 
 def main():
@@ -905,7 +913,8 @@ def main():
     try:
         generate(args.source.resolve(), args.out, args.edition, chapter_dirs)
     except SiteError as error:
-        print(f"error: {error}", file=sys.stderr)
+        for line in str(error).split("\n"):
+            print(f"error: {line}", file=sys.stderr)
         return 1
     return 0
 

@@ -145,11 +145,13 @@ class MakePages(unittest.TestCase):
         self.assertIn("chapters/01_first_idea/README.md:5", result.stderr)
         self.assertIn("figures/one.svg", result.stderr)
 
-    def test_a_link_to_a_missing_hints_file_is_refused(self):
+    def test_every_broken_link_is_reported(self):
         (self.chapter / "HINTS.md").unlink()
-        result, _ = self.make("student")
+        (self.chapter / "APPENDIX.md").unlink()
+        result, _ = self.make("full")
         self.assertEqual(result.returncode, 1)
-        self.assertIn("HINTS.md", result.stderr)
+        self.assertIn("README.md:9: link to 'HINTS.md'", result.stderr)
+        self.assertIn("README.md:11: link to 'APPENDIX.md#sweeps'", result.stderr)
 
     def test_a_full_stop_after_an_image_is_dropped(self):
         lesson = LESSON.replace("![One warp reads one row](figures/one.svg)",
