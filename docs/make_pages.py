@@ -579,7 +579,8 @@ def chapter_page(site, index):
             name = marker.group(1)
             matches = [d for d in diagrams if d.stem == name]
             if not matches:
-                raise SiteError(f"{rel}:{offset}: no diagram docs/diagrams/{name}.dot")
+                site.errors.append(f"{rel}:{offset}: no diagram docs/diagrams/{name}.dot")
+                continue
             placed.add(matches[0])
             body.extend((line, None) for line in diagram_lines(matches[0]))
             continue
