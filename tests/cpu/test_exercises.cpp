@@ -1,5 +1,5 @@
-// Every student kernels.cuh equals its solution outside the marked exercise regions, so the two
-// never drift apart.
+// Every student file with exercise regions equals its solution outside the marked regions, so the
+// two never drift apart; every region is in the exercise table and the lesson.
 #include "catch.hpp"
 
 #include <algorithm>
@@ -75,35 +75,80 @@ std::vector<std::string> chapter_directories() {
   return names;
 }
 
+// The files of @p folder (not its subfolders), by name.
+std::vector<std::string> file_names(const fs::path& folder) {
+  std::vector<std::string> names;
+  if (!fs::is_directory(folder))
+    return names;
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    if (entry.is_regular_file())
+      names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+bool has_regions(const fs::path& file) {
+  return !strip_regions(file).ids.empty();
+}
+
+// Appends @p more to @p ids, keeping them sorted and each once.
+void merge(std::vector<std::string>& ids, const std::vector<std::string>& more) {
+  ids.insert(ids.end(), more.begin(), more.end());
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+}
+
 }  // namespace
 
-TEST_CASE("student kernels equal the solutions outside the exercise regions", "[exercises]") {
+TEST_CASE("student files equal the solutions outside the exercise regions", "[exercises]") {
+  // Every file of solutions/NN_slug/ with exercise regions (kernels.cuh, chapter 1's
+  // first_program.cu) against the file of the same name in chapters/NN_slug/, and every student
+  // file with regions has its solution.
   const auto chapters = chapter_directories();
   REQUIRE_FALSE(chapters.empty());
   for (const auto& name : chapters) {
-    const fs::path student = fs::path(COURSE_SOURCE_DIR) / "chapters" / name / "kernels.cuh";
-    const fs::path solution = fs::path(COURSE_SOURCE_DIR) / "solutions" / name / "kernels.cuh";
+    const fs::path students = fs::path(COURSE_SOURCE_DIR) / "chapters" / name;
+    const fs::path solutions = fs::path(COURSE_SOURCE_DIR) / "solutions" / name;
     INFO("chapter " << name);
-    REQUIRE(fs::exists(student));
-    REQUIRE(fs::exists(solution));
-    const Stripped s = strip_regions(student);
-    const Stripped t = strip_regions(solution);
-    CHECK(s.error.empty());
-    CHECK(t.error.empty());
-    CHECK_FALSE(s.ids.empty());
-    CHECK(s.ids == t.ids);
-    const std::size_t common = std::min(s.lines.size(), t.lines.size());
-    for (std::size_t i = 0; i < common; ++i) {
-      INFO("first difference at stripped line " << i + 1 << ":\n  student:  " << s.lines[i]
-                                                << "\n  solution: " << t.lines[i]);
-      REQUIRE(s.lines[i] == t.lines[i]);
+    REQUIRE(fs::exists(students / "kernels.cuh"));
+    REQUIRE(fs::exists(solutions / "kernels.cuh"));
+    std::vector<std::string> files;
+    for (const auto& file : file_names(solutions)) {
+      if (has_regions(solutions / file))
+        files.push_back(file);
     }
-    CHECK(s.lines.size() == t.lines.size());
+    for (const auto& file : file_names(students)) {
+      INFO("student file " << file << " has exercise regions, so it needs its solution");
+      if (has_regions(students / file))
+        CHECK(std::find(files.begin(), files.end(), file) != files.end());
+    }
+    CHECK(std::find(files.begin(), files.end(), "kernels.cuh") != files.end());
+    for (const auto& file : files) {
+      INFO("file " << file);
+      REQUIRE(fs::exists(students / file));
+      const Stripped s = strip_regions(students / file);
+      const Stripped t = strip_regions(solutions / file);
+      CHECK(s.error.empty());
+      CHECK(t.error.empty());
+      CHECK(s.ids == t.ids);
+      const std::size_t common = std::min(s.lines.size(), t.lines.size());
+      for (std::size_t i = 0; i < common; ++i) {
+        INFO("first difference at stripped line " << i + 1 << ":\n  student:  " << s.lines[i]
+                                                  << "\n  solution: " << t.lines[i]);
+        REQUIRE(s.lines[i] == t.lines[i]);
+      }
+      CHECK(s.lines.size() == t.lines.size());
+    }
   }
 }
 
-TEST_CASE("every exercise region is named in the hint table and in the lesson", "[exercises]") {
-  // kExercises entries look like {"1.1", "matmul", ...}; the lesson's table rows like "| 1.1 |".
+TEST_CASE("every exercise region is named in the exercise table and in the lesson", "[exercises]") {
+  // kExercises entries look like {"1.5", "matmul", ...}, in any .cuh file of the chapter (its
+  // launch.cuh); the lesson's table rows like "| 1.5 |". The table, which names the exercises
+  // after a failed check, holds every region of the chapter's .cuh files (the executable's
+  // kernels); a stand-alone program's regions (chapter 1's first_program.cu, which checks its own
+  // result) may be left out of it. The lesson has a row for every region.
   static const std::regex region(R"(// EXERCISE (\d+\.\d+) begin)");
   static const std::regex hint(R"re(\{"(\d+\.\d+)", "(matmul|minplus|conv2d|conv1d)")re");
   static const std::regex lesson_row(R"((?:^|\n)\| (\d+\.\d+) \|)");
@@ -112,10 +157,26 @@ TEST_CASE("every exercise region is named in the hint table and in the lesson", 
   for (const auto& name : chapters) {
     const fs::path folder = fs::path(COURSE_SOURCE_DIR) / "chapters" / name;
     INFO("chapter " << name);
-    const std::vector<std::string> regions = ids_in(folder / "kernels.cuh", region);
-    CHECK_FALSE(regions.empty());
-    CHECK(ids_in(folder / "kernels.cuh", hint) == regions);
-    CHECK(ids_in(folder / "README.md", lesson_row) == regions);
+    std::vector<std::string> all_regions, header_regions, table;
+    for (const auto& file : file_names(folder)) {
+      const std::vector<std::string> ids = ids_in(folder / file, region);
+      merge(all_regions, ids);
+      if (fs::path(file).extension() == ".cuh") {
+        merge(header_regions, ids);
+        merge(table, ids_in(folder / file, hint));
+      }
+    }
+    CHECK_FALSE(all_regions.empty());
+    CHECK_FALSE(table.empty());
+    for (const auto& id : header_regions) {
+      INFO("region " << id << " of a .cuh file needs its row in kExercises");
+      CHECK(std::find(table.begin(), table.end(), id) != table.end());
+    }
+    for (const auto& id : table) {
+      INFO("kExercises names " << id << ", which has no region");
+      CHECK(std::find(all_regions.begin(), all_regions.end(), id) != all_regions.end());
+    }
+    CHECK(ids_in(folder / "README.md", lesson_row) == all_regions);
   }
 }
 
