@@ -6,6 +6,7 @@
 
 #include <cuda_runtime.h>
 
+#include <climits>
 #include <cstddef>
 #include <string>
 
@@ -34,6 +35,7 @@ inline constexpr course::Exercise kExercises[] = {
     {"4.7", "conv2d", "load a row of floats into a register array, a float4 at a time"},
     {"4.8", "conv2d", "register strip for a compile-time mask: reuse each window value"},
     {"4.9", "conv2d", "register strip for any mask size, four mask columns at a time"},
+    {"4.10", "conv1d", "a strip of 4 outputs per thread, one float4 of inputs per 4 taps"},
 };
 
 /// The steps in which the lesson builds the product kernel. The launchers take one as their
@@ -64,30 +66,36 @@ inline constexpr std::size_t kDefaultSharedLimit = 48 * 1024;
 // Matrix product: launchers
 // ---------------------------------------------------------------------------------------------
 
-/// The product C = A (x) B over @p Semiring with the kernel of @p step; all launches go to @p s.
-/// Step 1 reads A and B as they are. Steps 2 and 3 first copy A, transposed and padded, into
-/// scratch memory, and B padded unless it already has the padded shape (course/prepass.cuh); the
-/// scratch is allocated on @p s and freed on it after the product, so concurrent calls on
-/// different streams each have their own.
-template <class Semiring>
-void launch_product(const float* A, const float* B, float* C, int m, int n, int k, cudaStream_t s,
-                    Step step) {
+/// The signature of the product kernels that read padded operands (steps 2 and 3, the bug hunt):
+/// (at, bp, C, m, n, padded_m, pitch of bp, padded_k).
+using PaddedProductKernel = void (*)(const float*, const float*, float*, int, int, int, int, int);
+
+/// The register-blocked product's grid: one thread per 8 x 8 register block, ceil(n/8) x
+/// ceil(m/8) threads in blocks of 8 x 8.
+inline dim3 product_grid(int m, int n) {
+  return course::grid_2d(course::ceil_div(n, kRegisterBlock), course::ceil_div(m, kRegisterBlock),
+                         dim3(kThreadsPerSide, kThreadsPerSide));
+}
+
+/// Checks a product's arguments: sizes from 1, no null pointer.
+inline void require_product_arguments(const float* A, const float* B, const float* C, int m, int n,
+                                      int k) {
   course::require_positive(m, "m");
   course::require_positive(n, "n");
   course::require_positive(k, "k");
   course::require(A != nullptr && B != nullptr && C != nullptr, "matrix pointers must not be null");
+}
+
+/// Runs @p kernel, a product over @p Semiring that reads padded operands, on @p s: first copies A,
+/// transposed and padded, into scratch memory, and B padded unless it already has the padded
+/// shape (course/prepass.cuh). The scratch is allocated on @p s and freed on it after the product,
+/// so concurrent calls on different streams each have their own.
+template <class Semiring>
+void launch_padded(PaddedProductKernel kernel, const float* A, const float* B, float* C, int m,
+                   int n, int k, cudaStream_t s) {
+  require_product_arguments(A, B, C, m, n, k);
   const dim3 block(kThreadsPerSide, kThreadsPerSide);
-  // The index space is one thread per 8 x 8 register block: ceil(n/8) x ceil(m/8) threads.
-  const dim3 grid = course::grid_2d(course::ceil_div(n, kRegisterBlock),
-                                    course::ceil_div(m, kRegisterBlock), block);
-
-  if (step == Step::plain) {
-    const auto kernel = plain_product_kernel<Semiring>;
-    kernel<<<grid, block, 0, s>>>(A, B, C, m, n, k);
-    COURSE_CHECK_LAUNCH(kernel, grid, block, 0, s);
-    return;
-  }
-
+  const dim3 grid = product_grid(m, n);
   // Every copy planned before anything is allocated: a refused size leaks nothing. A transposed:
   // the 64 rows a block needs at one k-step become 64 contiguous floats.
   const course::PaddedSizes padded = course::padded_sizes<kTile, kTile, kBatch>(m, n, k);
@@ -96,12 +104,26 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
   const course::PadPlan b_plan = course::plan_pad(k, n, padded.k, padded.n);
   const course::PaddedOperand at = course::pad_operand<Semiring>(A, a_plan, s);
   const course::PaddedOperand bp = course::pad_operand<Semiring>(B, b_plan, s);
-
-  const auto kernel =
-      step == Step::float4 ? float4_product_kernel<Semiring> : product_kernel<Semiring>;
   kernel<<<grid, block, 0, s>>>(at.data(), bp.data(), C, m, n, at.pitch(), bp.pitch(), padded.k);
   COURSE_CHECK_LAUNCH(kernel, grid, block, 0, s);
 }  // the scratch is freed here, in stream order: after the product
+
+/// The product C = A (x) B over @p Semiring with the kernel of @p step; all launches go to @p s.
+/// Step 1 reads A and B as they are; steps 2 and 3 read padded copies (launch_padded()).
+template <class Semiring>
+void launch_product(const float* A, const float* B, float* C, int m, int n, int k, cudaStream_t s,
+                    Step step) {
+  if (step == Step::float4)
+    return launch_padded<Semiring>(float4_product_kernel<Semiring>, A, B, C, m, n, k, s);
+  if (step == Step::prefetch)
+    return launch_padded<Semiring>(product_kernel<Semiring>, A, B, C, m, n, k, s);
+  require_product_arguments(A, B, C, m, n, k);
+  const dim3 block(kThreadsPerSide, kThreadsPerSide);
+  const dim3 grid = product_grid(m, n);
+  const auto kernel = plain_product_kernel<Semiring>;
+  kernel<<<grid, block, 0, s>>>(A, B, C, m, n, k);
+  COURSE_CHECK_LAUNCH(kernel, grid, block, 0, s);
+}
 
 /// C = A * B (plus-times), row-major FP32: A is m x k, B is k x n, C is m x n. Any m, n, k >= 1.
 /// Each 8 x 8 block of threads computes a 64 x 64 tile of C with an 8 x 8 block of results per
@@ -203,6 +225,37 @@ inline void conv2d(const float* img, int h, int w, const float* mask, int mk, in
     return launch_conv2d<3, 5>(img, h, w, mask, mk, ml, out, s);
   }
   launch_conv2d<0, 0>(img, h, w, mask, mk, ml, out, s);
+}
+
+// ---------------------------------------------------------------------------------------------
+// conv1d: launcher
+// ---------------------------------------------------------------------------------------------
+
+/// Full convolution of the n-sample signal @p a with the m-tap mask @p b into the n + m - 1
+/// samples of @p y: each thread computes kConv1dStrip neighbouring outputs from registers, each
+/// block kConv1dRun, with the taps and the block's segment of the signal in the dynamic buffer.
+/// Any m from 1 to kMaxTaps (more taps than samples included); n + m - 1 at most INT_MAX.
+/// @param a device pointer, n samples. @param n samples of a. @param b device pointer, m taps.
+/// @param m taps of b. @param y device pointer, n + m - 1 samples. @param s stream.
+inline void conv1d(const float* a, int n, const float* b, int m, float* y, cudaStream_t s) {
+  course::require_positive(n, "n");
+  course::require_positive(m, "m");
+  course::require(m <= kMaxTaps, "a mask of " + std::to_string(m) +
+                                     " taps is not possible: chapter 4 keeps every tap in shared "
+                                     "memory and takes 1 to " +
+                                     std::to_string(kMaxTaps));
+  const long long length = static_cast<long long>(n) + m - 1;
+  course::require(length <= INT_MAX, "n + m - 1 = " + std::to_string(length) +
+                                         " outputs is too many: at most " +
+                                         std::to_string(INT_MAX));
+  course::require(a != nullptr && b != nullptr && y != nullptr,
+                  "conv1d: pointers must not be null");
+  const std::size_t bytes = conv1d_shared_bytes(m);  // at most 36,864: no opt-in needed
+  static_assert(conv1d_shared_bytes(kMaxTaps) <= kDefaultSharedLimit, "conv1d fits in 48 KB");
+  const dim3 block(kConv1dThreads);
+  const dim3 grid = course::grid_1d(length, kConv1dRun);
+  conv1d_kernel<<<grid, block, bytes, s>>>(a, n, b, m, y);
+  COURSE_CHECK_LAUNCH(conv1d_kernel, grid, block, bytes, s);
 }
 
 }  // namespace ch04

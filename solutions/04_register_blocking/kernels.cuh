@@ -3,21 +3,16 @@
 ///
 /// Matrix product (matmul and minplus share one kernel through a semiring): a block of 8 x 8
 /// threads computes a 64 x 64 tile of C, and each thread keeps its 8 x 8 results in registers.
-/// The block walks along k four steps at a time: the 64 threads copy a 4 x 64 panel of A
-/// (transposed) and a 4 x 64 panel of B into `xx` and `yy`, then each thread reads 8 + 8 values
-/// per step and combines them into its 64 results. The lesson builds the kernel in three steps,
-/// each a kernel of its own that `--variant` runs:
-///   1. plain: scalar loads everywhere; the batch copy reads A and B where they are, with bounds
-///      checks (plain_product_kernel);
-///   2. float4: a pre-pass copies A transposed and pads both operands with the semiring's
-///      identity, so every load is a float4, from global and from shared memory, with no bounds
-///      check (float4_product_kernel);
-///   3. prefetch: the next batch travels from global memory into registers while this one is
-///      multiplied (product_kernel, the solution and the default).
+/// The block walks along k four steps at a time through a shared cache `xx[4][64]`, `yy[4][64]`.
+/// The lesson builds the kernel in three steps, each a kernel that `--variant` runs:
+///   1. plain: scalar loads; the batch copy reads A and B as they are (plain_product_kernel);
+///   2. float4: the operands padded and A transposed by a pre-pass (course/prepass.cuh), so every
+///      load is a float4 with no bounds check (float4_product_kernel);
+///   3. prefetch: the next batch travels into registers while this one is multiplied
+///      (product_kernel, the solution and the default).
 ///
-/// conv2d: each thread computes a strip of outputs along a row; for each mask row it loads the
-/// window of inputs those outputs need from the shared tile into registers once, and reuses every
-/// value for up to `Strip` outputs.
+/// conv2d and conv1d: each thread computes a strip of neighbouring outputs from registers: the
+/// window of inputs they share is read from shared memory once, a float4 at a time.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -41,39 +36,33 @@ inline constexpr int kThreadsPerSide = 8;
 inline constexpr int kRegisterBlock = 8;
 /// Outputs per side of a block's tile: 64 x 64.
 inline constexpr int kTile = kThreadsPerSide * kRegisterBlock;
-/// Half a tile: a thread's 8 rows (and 8 columns) are two groups of 4, 32 apart.
+/// Half a tile: from step 2 on, a thread's 8 rows (and columns) are two groups of 4, 32 apart.
 inline constexpr int kHalfTile = kTile / 2;
 /// k-steps per trip through shared memory: `xx[4][64]`, `yy[4][64]`.
 inline constexpr int kBatch = 4;
-/// Floats in one float4, the width of every shared and global access of the loop from step 2 on.
+/// Floats in one float4, the width of every load of the loop from step 2 on.
 inline constexpr int kQuad = 4;
-/// Threads per block.
+/// Threads per product block.
 inline constexpr int kProductThreads = kThreadsPerSide * kThreadsPerSide;
-/// Floats that each thread copies of each 4 x 64 panel per batch.
+/// Floats that each thread copies of each 4 x 64 panel per batch: one float4 from step 2 on.
 inline constexpr int kCopiesPerThread = kBatch * kTile / kProductThreads;
-/// The float4 slots in one row of a 4 x 64 panel.
-inline constexpr int kQuadsPerPanelRow = kTile / kQuad;
-/// The second `__launch_bounds__` argument of the product kernels: the fewest blocks per SM they
-/// must allow. 1 leaves ptxas free to give each thread what the loop wants (the lesson's "going
-/// further" section shows what capping the registers costs).
+/// The fewest blocks per SM the product kernels must allow (second `__launch_bounds__`
+/// argument): 1 leaves ptxas free to give each thread what the loop wants (see the appendix).
 inline constexpr int kProductMinBlocksPerSm = 1;
 
-static_assert(kCopiesPerThread == kQuad,
-              "each thread copies exactly one float4 of each 4 x 64 panel per batch");
+static_assert(kCopiesPerThread == kQuad, "each thread copies one float4 of each panel per batch");
 static_assert(kRegisterBlock == 2 * kQuad, "a thread's 8 rows are two float4 groups");
 static_assert(kThreadsPerSide * kQuad == kHalfTile, "the 8 threads' groups of 4 fill half a tile");
 
-/// Step 1's layout of a thread's 8 x 8 results in the 64 x 64 tile: thread (tx, ty) owns the rows
-/// `ty + 8i` and the columns `tx + 8j` (i, j = 0..7), so the 8 threads of a warp's row read 8
-/// neighbouring floats of `yy` with one scalar load each, without bank conflicts.
+/// Step 1's layout: thread (tx, ty) owns the rows `ty + 8i` and the columns `tx + 8j`.
 struct Interleaved {
   /// The @p i-th row (or column) of thread index @p t (ty for rows, tx for columns).
   __host__ __device__ static constexpr int offset(int i, int t) { return t + kThreadsPerSide * i; }
 };
 
 /// The layout of steps 2 and 3: thread (tx, ty) owns two groups of 4 rows, 32 apart
-/// (`ty*4 + 0..3` and `32 + ty*4 + 0..3`), and two groups of 4 columns (the same with tx), so that
-/// each group is one float4 in `xx` and `yy`.
+/// (`ty*4 + 0..3` and `32 + ty*4 + 0..3`), and two groups of 4 columns (the same with tx), so
+/// that each group is one float4 in `xx` and `yy`.
 struct QuadGroups {
   /// The @p i-th row (or column) of thread index @p t (ty for rows, tx for columns).
   __host__ __device__ static constexpr int offset(int i, int t) {
@@ -85,26 +74,20 @@ struct QuadGroups {
 // Step 1, plain: 8 x 8 results per thread, scalar loads
 // ---------------------------------------------------------------------------------------------
 
-/// Exercise 4.1, the batch copy of step 1: copies `xx[kk][r] = A[row0 + r][k0 + kk]` (the block's
-/// 64 rows of A at 4 k-steps, transposed) and `yy[kk][c] = B[k0 + kk][col0 + c]`, with
-/// `Semiring::identity()` wherever the index is outside A (m x k) or B (k x n). The 64 threads
-/// copy 4 floats of each panel each: copy q of thread @p thread is element
-/// `e = q * 64 + thread` of the panel.
+/// Exercise 4.1, the batch copy of step 1: `xx[kk][r] = A[row0 + r][k0 + kk]` (the block's 64 rows
+/// of A at 4 k-steps, transposed) and `yy[kk][c] = B[k0 + kk][col0 + c]`, with
+/// `Semiring::identity()` outside A (m x k) and B (k x n). Copy q of thread @p thread is element
+/// `e = q * 64 + thread` of each panel.
 template <class Semiring>
 __device__ __forceinline__ void load_batch(const float* __restrict__ a, const float* __restrict__ b,
                                            int m, int n, int k, int row0, int col0, int k0,
                                            int thread, float (&xx)[kBatch][kTile],
                                            float (&yy)[kBatch][kTile]) {
-  // EXERCISE 4.1 begin: for each q < kCopiesPerThread, with e = q * kProductThreads + thread:
-  // - A: kk = e % kBatch, r = e / kBatch (so 4 neighbouring threads read 4 neighbouring floats of
-  //   one row of A); xx[kk][r] = A[row0 + r][k0 + kk], or the identity outside A;
-  // - B: kk = e / kTile, c = e % kTile (neighbouring threads, neighbouring columns);
-  //   yy[kk][c] = B[k0 + kk][col0 + c], or the identity outside B.
-  // Compute row * pitch in std::size_t: for large matrices it passes 2^31.
+  // EXERCISE 4.1 begin
 #pragma unroll
   for (int q = 0; q < kCopiesPerThread; ++q) {
     const int e = q * kProductThreads + thread;
-    const int a_row = row0 + e / kBatch;
+    const int a_row = row0 + e / kBatch;  // 4 neighbouring threads read along a row of A
     const int a_col = k0 + e % kBatch;
     xx[e % kBatch][e / kBatch] = a_row < m && a_col < k
                                      ? a[static_cast<std::size_t>(a_row) * k + a_col]
@@ -118,17 +101,14 @@ __device__ __forceinline__ void load_batch(const float* __restrict__ a, const fl
   // EXERCISE 4.1 end
 }
 
-/// Exercise 4.2, the register block of every step: combines the outer product of @p x (this
-/// thread's 8 values of the A panel at one k-step, one per row it owns) and @p y (its 8 values of
-/// the B panel, one per column) into its 64 results: `v[i][j] = combine(v[i][j], x[i], y[j])`.
+/// Exercise 4.2, the register block of every step: `v[i][j] = combine(v[i][j], x[i], y[j])` for
+/// the thread's 8 values @p x of the A panel and 8 values @p y of the B panel at one k-step.
 /// 16 values loaded, 64 combines: every value is used 8 times.
 template <class Semiring>
 __device__ __forceinline__ void outer_product(const float (&x)[kRegisterBlock],
                                               const float (&y)[kRegisterBlock],
                                               float (&v)[kRegisterBlock][kRegisterBlock]) {
-  // EXERCISE 4.2 begin: v[i][j] = Semiring::combine(v[i][j], x[i], y[j]) for all 64 (i, j).
-  // Unroll both loops (#pragma unroll) so that x, y and v are indexed by constants and stay in
-  // registers.
+  // EXERCISE 4.2 begin
 #pragma unroll
   for (int i = 0; i < kRegisterBlock; ++i) {
 #pragma unroll
@@ -149,9 +129,8 @@ __device__ __forceinline__ void fill_identity(float (&v)[kRegisterBlock][kRegist
   }
 }
 
-/// The inner loop of step 1: for each of the 4 k-steps of the batch, this thread's 8 values of
-/// xx[kk] and 8 of yy[kk], one float per load, in the Interleaved layout (x[i] is row `ty + 8i`,
-/// y[j] column `tx + 8j`), and their outer product.
+/// The inner loop of step 1: per k-step, the thread's 8 values of xx[kk] and 8 of yy[kk] in the
+/// Interleaved layout, one float per load, and their outer product.
 template <class Semiring>
 __device__ __forceinline__ void multiply_batch(const float (&xx)[kBatch][kTile],
                                                const float (&yy)[kBatch][kTile], int tx, int ty,
@@ -169,16 +148,14 @@ __device__ __forceinline__ void multiply_batch(const float (&xx)[kBatch][kTile],
   }
 }
 
-/// Exercise 4.3, the write-back of every step: stores the thread's 8 x 8 results into C (m x n,
-/// row-major), skipping rows and columns outside C (C is not padded). @p Layout (Interleaved or
-/// QuadGroups) says where in the tile the thread's results are. One float per store. (In the
-/// QuadGroups layout, why not one float4 store per group of 4: see the lesson's "going further".)
+/// Exercise 4.3, the write-back of every step: the thread's 8 x 8 results into C (m x n,
+/// row-major), where @p Layout puts them, skipping rows and columns outside C. One float per
+/// store (why not a float4: see the appendix).
 template <class Layout>
 __device__ __forceinline__ void store_block(float* __restrict__ c, int m, int n, int row0, int col0,
                                             int tx, int ty,
                                             const float (&v)[kRegisterBlock][kRegisterBlock]) {
-  // EXERCISE 4.3 begin: v[i][j] belongs to row row0 + Layout::offset(i, ty) and column
-  // col0 + Layout::offset(j, tx). Write it there if that row is < m and that column < n.
+  // EXERCISE 4.3 begin
 #pragma unroll
   for (int i = 0; i < kRegisterBlock; ++i) {
     const int row = row0 + Layout::offset(i, ty);
@@ -192,25 +169,20 @@ __device__ __forceinline__ void store_block(float* __restrict__ c, int m, int n,
   // EXERCISE 4.3 end
 }
 
-/// Step 1, the plain register-blocked product over @p Semiring: block (bx, by) computes
-/// `C[64*by + (0..63)][64*bx + (0..63)]` from A (m x k) and B (k x n) as they are. Every load is
-/// one float; the batch copy checks its bounds and fills the identity outside the matrices.
+/// Step 1 over @p Semiring: block (bx, by) computes `C[64*by + (0..63)][64*bx + (0..63)]` from A
+/// (m x k) and B (k x n) as they are, one float per load.
 template <class Semiring>
 __global__ void __launch_bounds__(kProductThreads, kProductMinBlocksPerSm)
     plain_product_kernel(const float* __restrict__ a, const float* __restrict__ b,
                          float* __restrict__ c, int m, int n, int k) {
-  // The cache: kBatch rows of the A panel (transposed) and of the B panel, 2 KB in all.
-  __shared__ float xx[kBatch][kTile];
-  __shared__ float yy[kBatch][kTile];
-
-  const int tx = threadIdx.x;  // columns tx + 8j
-  const int ty = threadIdx.y;  // rows ty + 8i
+  __shared__ float xx[kBatch][kTile];  // the A panel, transposed
+  __shared__ float yy[kBatch][kTile];  // the B panel
+  const int tx = threadIdx.x;
+  const int ty = threadIdx.y;
   const int row0 = blockIdx.y * kTile;
   const int col0 = blockIdx.x * kTile;
-
   float v[kRegisterBlock][kRegisterBlock];
   fill_identity<Semiring>(v);
-
   for (int k0 = 0; k0 < k; k0 += kBatch) {  // the same trips for every thread of the block
     load_batch<Semiring>(a, b, m, n, k, row0, col0, k0, ty * kThreadsPerSide + tx, xx, yy);
     __syncthreads();  // the batch is in xx, yy
@@ -224,25 +196,21 @@ __global__ void __launch_bounds__(kProductThreads, kProductMinBlocksPerSm)
 // Step 2, float4: padded operands, float4 loads everywhere
 // ---------------------------------------------------------------------------------------------
 
-/// Exercise 4.4, the inner loop of steps 2 and 3: multiply_batch in the QuadGroups layout, with
-/// each group of 4 values read as one float4 (LDS.128): per step kk, two float4 of xx[kk] and two
-/// of yy[kk]. Register `v[i][j]` now holds row `(i/4)*32 + ty*4 + i%4` and column
-/// `(j/4)*32 + tx*4 + j%4`.
-template <class Semiring>
+/// Exercise 4.4, the inner loop of steps 2 and 3: multiply_batch with each group of 4 values that
+/// @p Layout gives the thread read as one float4 (LDS.128): two of xx[kk] and two of yy[kk] per
+/// k-step. In QuadGroups, `v[i][j]` is row `(i/4)*32 + ty*4 + i%4`, column `(j/4)*32 + tx*4 + j%4`.
+template <class Semiring, class Layout>
 __device__ __forceinline__ void multiply_batch_float4(const float (&xx)[kBatch][kTile],
                                                       const float (&yy)[kBatch][kTile], int tx,
                                                       int ty,
                                                       float (&v)[kRegisterBlock][kRegisterBlock]) {
-  // EXERCISE 4.4 begin: as multiply_batch, but read this thread's x values of step kk as the
-  // two float4 at &xx[kk][ty*4] and &xx[kk][32 + ty*4] (reinterpret_cast<const float4*>: xx is
-  // 16-byte aligned), and its y values as the two at &yy[kk][tx*4] and &yy[kk][32 + tx*4]; then
-  // outer_product.
+  // EXERCISE 4.4 begin
 #pragma unroll
   for (int kk = 0; kk < kBatch; ++kk) {
-    const float4 x_lo = *reinterpret_cast<const float4*>(&xx[kk][ty * kQuad]);
-    const float4 x_hi = *reinterpret_cast<const float4*>(&xx[kk][kHalfTile + ty * kQuad]);
-    const float4 y_lo = *reinterpret_cast<const float4*>(&yy[kk][tx * kQuad]);
-    const float4 y_hi = *reinterpret_cast<const float4*>(&yy[kk][kHalfTile + tx * kQuad]);
+    const float4 x_lo = *reinterpret_cast<const float4*>(&xx[kk][Layout::offset(0, ty)]);
+    const float4 x_hi = *reinterpret_cast<const float4*>(&xx[kk][Layout::offset(kQuad, ty)]);
+    const float4 y_lo = *reinterpret_cast<const float4*>(&yy[kk][Layout::offset(0, tx)]);
+    const float4 y_hi = *reinterpret_cast<const float4*>(&yy[kk][Layout::offset(kQuad, tx)]);
     const float x[kRegisterBlock] = {x_lo.x, x_lo.y, x_lo.z, x_lo.w,
                                      x_hi.x, x_hi.y, x_hi.z, x_hi.w};
     const float y[kRegisterBlock] = {y_lo.x, y_lo.y, y_lo.z, y_lo.w,
@@ -253,7 +221,7 @@ __device__ __forceinline__ void multiply_batch_float4(const float (&xx)[kBatch][
 }
 
 /// Where thread @p thread (0..63) copies in a 4 x 64 panel from step 2 on: row `thread / 16`,
-/// columns `4 * (thread % 16)` to `+3`. The 16 threads of a row read 256 contiguous bytes.
+/// columns `4 * (thread % 16)` to `+3`; the 16 threads of a row read 256 contiguous bytes.
 struct PanelSlot {
   int row;  ///< k-step within the batch, 0..3
   int col;  ///< first of the 4 columns, 0, 4, ..., 60
@@ -261,7 +229,7 @@ struct PanelSlot {
 
 /// The slot that thread @p thread copies in every batch.
 __device__ __forceinline__ PanelSlot panel_slot(int thread) {
-  return {thread / kQuadsPerPanelRow, (thread % kQuadsPerPanelRow) * kQuad};
+  return {thread / (kTile / kQuad), thread % (kTile / kQuad) * kQuad};
 }
 
 /// Where one thread's float4s of a batch are: in the A^T panel and in the B panel.
@@ -271,46 +239,35 @@ struct BatchSources {
 };
 
 /// Exercise 4.5, the batch copy of steps 2 and 3: where this thread's float4s of the first batch
-/// (k0 = 0) are in the transposed, padded A (`at`, padded_k x padded_m) and the padded B (`bp`,
-/// padded_k x padded_n), for the block whose tile starts at row @p row0, column @p col0 of C. The
-/// kernel reads them as float4 and moves both 4 rows down per batch. Both operands are padded, so
-/// the reads need no bounds checks, and 16-byte aligned, so each is one float4.
-template <class Semiring>
+/// (k0 = 0) are in the transposed, padded A (`at`, padded_k x @p padded_m) and the padded B
+/// (`bp`, padded_k x @p padded_n), for the tile at row @p row0, column @p col0 of C.
 __device__ __forceinline__ BatchSources batch_sources(const float* at, const float* bp,
                                                       int padded_m, int padded_n, int row0,
                                                       int col0, PanelSlot slot) {
-  // EXERCISE 4.5 begin: the A^T float4 is at row slot.row, column row0 + slot.col of at (pitch
-  // padded_m): the block's 64 rows of A are 64 contiguous columns of at. The B float4 is at row
-  // slot.row, column col0 + slot.col of bp (pitch padded_n). Compute row * pitch in std::size_t:
-  // for large matrices it passes 2^31.
+  // EXERCISE 4.5 begin
   return {at + static_cast<std::size_t>(slot.row) * padded_m + row0 + slot.col,
           bp + static_cast<std::size_t>(slot.row) * padded_n + col0 + slot.col};
   // EXERCISE 4.5 end
 }
 
-/// Step 2, the product over @p Semiring with float4 loads: block (bx, by) computes
-/// `C[64*by + (0..63)][64*bx + (0..63)]`; @p at is A transposed and padded (padded_k x padded_m),
-/// @p bp is B padded (padded_k x padded_n); both padded with `Semiring::identity()`, so the loop
-/// over k has no bounds checks. Only the stores into C (m x n) are checked.
-template <class Semiring>
+/// Step 2 over @p Semiring: the tile of C from @p at (A transposed, padded_k x padded_m) and
+/// @p bp (B, padded_k x padded_n), both padded with the identity, so only the stores into C check
+/// bounds. @p Layout is QuadGroups (the bug hunt passes another).
+template <class Semiring, class Layout = QuadGroups>
 __global__ void __launch_bounds__(kProductThreads, kProductMinBlocksPerSm)
     float4_product_kernel(const float* __restrict__ at, const float* __restrict__ bp,
                           float* __restrict__ c, int m, int n, int padded_m, int padded_n,
                           int padded_k) {
-  // The cache, 16-byte aligned for the float4 accesses.
-  __shared__ __align__(16) float xx[kBatch][kTile];
+  __shared__ __align__(16) float xx[kBatch][kTile];  // 16-byte aligned for the float4 accesses
   __shared__ __align__(16) float yy[kBatch][kTile];
-
-  const int tx = threadIdx.x;  // column groups: columns tx*4.. and 32 + tx*4..
-  const int ty = threadIdx.y;  // row groups: rows ty*4.. and 32 + ty*4..
+  const int tx = threadIdx.x;
+  const int ty = threadIdx.y;
   const int row0 = blockIdx.y * kTile;
   const int col0 = blockIdx.x * kTile;
   const PanelSlot slot = panel_slot(ty * kThreadsPerSide + tx);
-
   float v[kRegisterBlock][kRegisterBlock];
   fill_identity<Semiring>(v);
-
-  const BatchSources src = batch_sources<Semiring>(at, bp, padded_m, padded_n, row0, col0, slot);
+  const BatchSources src = batch_sources(at, bp, padded_m, padded_n, row0, col0, slot);
   for (int k0 = 0; k0 < padded_k; k0 += kBatch) {
     // One float4 of each panel per thread, through the read-only path (__ldg).
     const float4 a =
@@ -320,43 +277,34 @@ __global__ void __launch_bounds__(kProductThreads, kProductMinBlocksPerSm)
     *reinterpret_cast<float4*>(&xx[slot.row][slot.col]) = a;
     *reinterpret_cast<float4*>(&yy[slot.row][slot.col]) = b;
     __syncthreads();  // the batch is in xx, yy
-    multiply_batch_float4<Semiring>(xx, yy, tx, ty, v);
+    multiply_batch_float4<Semiring, Layout>(xx, yy, tx, ty, v);
     __syncthreads();  // everyone is done with xx, yy before the next batch overwrites them
   }
-  store_block<QuadGroups>(c, m, n, row0, col0, tx, ty, v);
+  store_block<Layout>(c, m, n, row0, col0, tx, ty, v);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Step 3, prefetch: the solution
 // ---------------------------------------------------------------------------------------------
 
-/// Step 3, the register-blocked product over @p Semiring: step 2 with a register prefetch, the
-/// chapter's solution. The next batch's two float4 are loaded from global memory into registers
-/// right after the current batch is stored to shared memory, so they travel while the block
-/// multiplies; no warp then waits for a global load right before its barrier.
+/// Step 3 over @p Semiring, the chapter's solution: step 2 with the next batch's two float4
+/// loaded into registers right after this batch is stored, so they travel while the block
+/// multiplies instead of in front of the barrier.
 template <class Semiring>
 __global__ void __launch_bounds__(kProductThreads, kProductMinBlocksPerSm)
     product_kernel(const float* __restrict__ at, const float* __restrict__ bp,
                    float* __restrict__ c, int m, int n, int padded_m, int padded_n, int padded_k) {
-  // The cache: kBatch rows of the A^T panel and of the B panel, 2 KB in all.
   __shared__ __align__(16) float xx[kBatch][kTile];
   __shared__ __align__(16) float yy[kBatch][kTile];
-
-  const int tx = threadIdx.x;  // column group: columns tx*4.. and 32 + tx*4..
-  const int ty = threadIdx.y;  // row group: rows ty*4.. and 32 + ty*4..
+  const int tx = threadIdx.x;
+  const int ty = threadIdx.y;
   const int row0 = blockIdx.y * kTile;
   const int col0 = blockIdx.x * kTile;
   const PanelSlot slot = panel_slot(ty * kThreadsPerSide + tx);
-
   float v[kRegisterBlock][kRegisterBlock];
   fill_identity<Semiring>(v);
-
-  BatchSources src = batch_sources<Semiring>(at, bp, padded_m, padded_n, row0, col0, slot);
-  // EXERCISE 4.6 begin: the loop of float4_product_kernel, with the global loads moved: load the
-  // first batch's two float4 (next_a, next_b) before the loop; in each trip, store them to xx, yy,
-  // then, if another batch follows (k0 + kBatch < padded_k), move src.a and src.b 4 rows down
-  // and load that batch's float4 into next_a, next_b; then the barrier, multiply_batch_float4, and
-  // the second barrier.
+  BatchSources src = batch_sources(at, bp, padded_m, padded_n, row0, col0, slot);
+  // EXERCISE 4.6 begin
   const std::size_t a_step = static_cast<std::size_t>(kBatch) * padded_m;  // 4 rows down
   const std::size_t b_step = static_cast<std::size_t>(kBatch) * padded_n;
   float4 next_a = __ldg(reinterpret_cast<const float4*>(src.a));
@@ -364,14 +312,14 @@ __global__ void __launch_bounds__(kProductThreads, kProductMinBlocksPerSm)
   for (int k0 = 0; k0 < padded_k; k0 += kBatch) {
     *reinterpret_cast<float4*>(&xx[slot.row][slot.col]) = next_a;
     *reinterpret_cast<float4*>(&yy[slot.row][slot.col]) = next_b;
-    if (k0 + kBatch < padded_k) {  // the same for every thread of the block: no divergence
+    if (k0 + kBatch < padded_k) {  // the same for every thread of the block
       src.a += a_step;
       src.b += b_step;
       next_a = __ldg(reinterpret_cast<const float4*>(src.a));
       next_b = __ldg(reinterpret_cast<const float4*>(src.b));
     }
     __syncthreads();  // the batch is in xx, yy
-    multiply_batch_float4<Semiring>(xx, yy, tx, ty, v);
+    multiply_batch_float4<Semiring, QuadGroups>(xx, yy, tx, ty, v);
     __syncthreads();  // everyone is done with xx, yy before the next batch overwrites them
   }
   // EXERCISE 4.6 end
@@ -384,9 +332,7 @@ __global__ void __launch_bounds__(kProductThreads, kProductMinBlocksPerSm)
 
 /// Outputs per thread along a row: the strip that one thread keeps in registers.
 inline constexpr int kStrip = 8;
-/// Threads per block along x and y: 4 x 64 threads of 8 outputs each cover 32 x 64 outputs.
-/// With 32 / kStrip threads per row, the float4 window reads of 8 neighbouring lanes (4 per
-/// row, 2 rows) land on 32 distinct banks (see conv_tile()).
+/// Threads per conv2d block along x: 4 strips of 8 cover 32 outputs of a row.
 inline constexpr int kStripThreadsX = 4;
 /// Threads per conv2d block along y: one row of strips each.
 inline constexpr int kStripThreadsY = 64;
@@ -405,9 +351,9 @@ struct ConvTile {
   }
 };
 
-/// The layout for a mask of @p mask_rows x @p mask_cols and blocks of ThreadsX x ThreadsY
-/// threads with Strip outputs each. The tile pitch is 4 (mod 8) floats: a float4 read by 8
-/// neighbouring lanes (ThreadsX per row, 8 / ThreadsX rows) then touches 32 distinct banks.
+/// The layout for a @p mask_rows x @p mask_cols mask and blocks of ThreadsX x ThreadsY threads
+/// with Strip outputs each. The tile pitch is 4 (mod 8) floats, so that the float4 window reads
+/// of one quarter-warp phase (4 lanes of one row, 4 of the next) cover 32 distinct banks.
 template <int Strip, int ThreadsX, int ThreadsY>
 __host__ __device__ constexpr ConvTile conv_tile(int mask_rows, int mask_cols) {
   const int mask_pitch = (mask_cols + kQuad - 1) / kQuad * kQuad;
@@ -416,14 +362,12 @@ __host__ __device__ constexpr ConvTile conv_tile(int mask_rows, int mask_cols) {
   return {mask_pitch, ThreadsY + mask_rows - 1, tile_cols, tile_pitch};
 }
 
-/// Exercise 4.7: copies the N floats at @p src into the register array @p dst, one float4 load
-/// for every 4 floats. @p src must be 16-byte aligned and N a multiple of 4.
+/// Exercise 4.7: copies the N floats at @p src (16-byte aligned) into the register array @p dst,
+/// one float4 load per 4 floats.
 template <int N>
 __device__ __forceinline__ void load_quads(const float* src, float (&dst)[N]) {
   static_assert(N % kQuad == 0, "the floats are loaded as whole float4s");
-  // EXERCISE 4.7 begin: read float4 number q of src (reinterpret_cast<const float4*>) for each
-  // q < N / 4 and put its x, y, z, w into dst[4q + 0..3]. Unroll the loop (#pragma unroll): dst
-  // stays in registers only if every index is a constant.
+  // EXERCISE 4.7 begin
   const float4* quads = reinterpret_cast<const float4*>(src);
 #pragma unroll
   for (int q = 0; q < N / kQuad; ++q) {
@@ -436,25 +380,19 @@ __device__ __forceinline__ void load_quads(const float* src, float (&dst)[N]) {
   // EXERCISE 4.7 end
 }
 
-/// Exercise 4.8: accumulates the K x L mask (flipped, in shared memory with pitch `mask_pitch`)
-/// into the Strip outputs whose inputs start at @p tile_at (row 0, column 0 of their window).
-/// For each mask row: the Strip + L - 1 inputs of the window and the L mask values go into
-/// registers once, then Strip * L multiply-adds use only registers.
+/// Exercise 4.8: accumulates the K x L mask (flipped, in shared memory with pitch @p mask_pitch)
+/// into the Strip outputs whose window starts at @p tile_at. Per mask row, the Strip + L - 1
+/// inputs and the L mask values go into registers once, then Strip * L multiply-adds use only
+/// registers.
 template <int K, int L, int Strip>
 __device__ __forceinline__ void accumulate_strip(const float* tile_at, int tile_pitch,
                                                  const float* mask_s, int mask_pitch,
                                                  float (&acc)[Strip]) {
-  // EXERCISE 4.8 begin: for each mask row dy: load_quads the window of Strip + L - 1 inputs,
-  // tile_at[dy * tile_pitch ..], rounded up to whole float4s, into a register array window, and
-  // the L values of the mask row, mask_s[dy * mask_pitch ..], rounded up the same way, into m;
-  // then acc[s] += m[dx] * window[s + dx] (fmaf) for all dx < L, s < Strip. Unroll the dx and s
-  // loops so that every index is a constant; leave the dy loop rolled (#pragma unroll 1): its
-  // body is large enough.
-  constexpr int kWindow = Strip + L - 1;
-  constexpr int kWindowQuads = (kWindow + kQuad - 1) / kQuad;
+  // EXERCISE 4.8 begin
+  constexpr int kWindowQuads = (Strip + L - 1 + kQuad - 1) / kQuad;
   constexpr int kMaskQuads = (L + kQuad - 1) / kQuad;
 #pragma unroll 1
-  for (int dy = 0; dy < K; ++dy) {
+  for (int dy = 0; dy < K; ++dy) {  // rolled: the body is large enough
     float window[kWindowQuads * kQuad];
     float m[kMaskQuads * kQuad];
     load_quads(tile_at + dy * tile_pitch, window);
@@ -469,24 +407,19 @@ __device__ __forceinline__ void accumulate_strip(const float* tile_at, int tile_
   // EXERCISE 4.8 end
 }
 
-/// Exercise 4.9: the same for a mask size known only at run time (mask_rows x mask_pitch, the
-/// columns past the real mask hold 0). The mask columns go four at a time: a window of
-/// Strip + 4 inputs and one float4 of the mask per step, all in registers.
+/// Exercise 4.9: the same for a mask size known only at run time (@p mask_rows x @p mask_pitch,
+/// zero past the real mask's columns), four mask columns at a time: a window of Strip + 4 inputs
+/// and one float4 of the mask per step.
 template <int Strip>
 __device__ __forceinline__ void accumulate_strip_any(const float* tile_at, int tile_pitch,
                                                      const float* mask_s, int mask_rows,
                                                      int mask_pitch, float (&acc)[Strip]) {
-  // EXERCISE 4.9 begin: for each mask row dy and each group of 4 mask columns dx0 = 0, 4, ...
-  // < mask_pitch: load_quads the Strip + 4 inputs tile_at[dy * tile_pitch + dx0 ..] and read the
-  // float4 mask_s[dy * mask_pitch + dx0 ..]; then acc[s] += m[c] * window[s + c] for c < 4,
-  // s < Strip. The padding columns of the mask are 0, so no bounds checks are needed.
-  constexpr int kWindowQuads = Strip / kQuad + 1;
+  // EXERCISE 4.9 begin
   for (int dy = 0; dy < mask_rows; ++dy) {
     for (int dx0 = 0; dx0 < mask_pitch; dx0 += kQuad) {
-      const float* window_src = tile_at + dy * tile_pitch + dx0;
       const float4 m = *reinterpret_cast<const float4*>(mask_s + dy * mask_pitch + dx0);
-      float window[kWindowQuads * kQuad];
-      load_quads(window_src, window);
+      float window[Strip + kQuad];
+      load_quads(tile_at + dy * tile_pitch + dx0, window);
 #pragma unroll
       for (int s = 0; s < Strip; ++s) {
         acc[s] = fmaf(m.x, window[s + 0], acc[s]);
@@ -499,10 +432,10 @@ __device__ __forceinline__ void accumulate_strip_any(const float* tile_at, int t
   // EXERCISE 4.9 end
 }
 
-/// conv2d with register strips. Block (bx, by) computes outputs `y = by*ThreadsY + threadIdx.y`,
-/// `x = bx*ThreadsX*Strip + threadIdx.x*Strip + 0..Strip-1`. K, L > 0 fix the mask size at compile
-/// time; K = L = 0 is the generic path (mask size @p mk x @p ml). Dynamic shared memory holds the
-/// flipped mask and the input tile, laid out by conv_tile().
+/// conv2d with register strips: block (bx, by) computes the outputs of rows
+/// `by*ThreadsY + threadIdx.y`, columns `bx*ThreadsX*Strip + threadIdx.x*Strip + 0..Strip-1`.
+/// K, L > 0 fix the mask size at compile time; K = L = 0 is the generic path (@p mk x @p ml).
+/// Dynamic shared memory holds the flipped mask and the input tile (conv_tile()).
 template <int K, int L, int Strip, int ThreadsX, int ThreadsY>
 __global__ void __launch_bounds__(ThreadsX* ThreadsY)
     conv2d_kernel(const float* __restrict__ img, int h, int w, const float* __restrict__ mask,
@@ -513,7 +446,6 @@ __global__ void __launch_bounds__(ThreadsX* ThreadsY)
   constexpr int kWarp = 32;
   extern __shared__ float4 shared_quads[];  // float4: 16-byte alignment for the window reads
   float* shared = reinterpret_cast<float*>(shared_quads);
-
   const int mask_rows = K > 0 ? K : mk;
   const int mask_cols = L > 0 ? L : ml;
   const ConvTile layout = conv_tile<Strip, ThreadsX, ThreadsY>(mask_rows, mask_cols);
@@ -521,7 +453,7 @@ __global__ void __launch_bounds__(ThreadsX* ThreadsY)
   float* tile = shared + mask_rows * layout.mask_pitch;  // [tile_rows][tile_pitch]
 
   const int thread = threadIdx.y * ThreadsX + threadIdx.x;
-  // The mask, flipped, so that out[y][x] = sum mask_s[dy][dx] * img[y - K/2 + dy][x - L/2 + dx].
+  // The mask, flipped: out[y][x] = sum mask_s[dy][dx] * img[y - K/2 + dy][x - L/2 + dx].
   for (int e = thread; e < mask_rows * layout.mask_pitch; e += kThreads) {
     const int dy = e / layout.mask_pitch;
     const int dx = e % layout.mask_pitch;
@@ -544,10 +476,7 @@ __global__ void __launch_bounds__(ThreadsX* ThreadsY)
   }
   __syncthreads();  // the only barrier: every thread reaches it
 
-  float acc[Strip];
-#pragma unroll
-  for (int s = 0; s < Strip; ++s)
-    acc[s] = 0.0f;
+  float acc[Strip] = {};
   const float* tile_at = tile + threadIdx.y * layout.tile_pitch + threadIdx.x * Strip;
   if constexpr (K > 0) {
     accumulate_strip<K, L, Strip>(tile_at, layout.tile_pitch, mask_s, layout.mask_pitch, acc);
@@ -555,7 +484,6 @@ __global__ void __launch_bounds__(ThreadsX* ThreadsY)
     accumulate_strip_any<Strip>(tile_at, layout.tile_pitch, mask_s, mask_rows, layout.mask_pitch,
                                 acc);
   }
-
   // Write-back: a float4 at a time where the row is aligned and the strip inside the image.
   const int y = y_base + threadIdx.y;
   const int x = x_base + threadIdx.x * Strip;
@@ -576,6 +504,88 @@ __global__ void __launch_bounds__(ThreadsX* ThreadsY)
       if (x + s < w)
         dst[s] = acc[s];
     }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// conv1d: register-blocked strips
+// ---------------------------------------------------------------------------------------------
+
+/// Threads of a conv1d block.
+inline constexpr int kConv1dThreads = 256;
+/// Consecutive conv1d outputs per thread: a strip of 4, so that the window reads of 8
+/// neighbouring lanes are 128 contiguous bytes.
+inline constexpr int kConv1dStrip = kQuad;
+/// conv1d outputs per block.
+inline constexpr int kConv1dRun = kConv1dThreads * kConv1dStrip;
+/// The longest conv1d mask (as in chapter 3): every tap stays in shared memory.
+inline constexpr int kMaxTaps = 4096;
+
+/// @p count rounded up to a whole number of float4.
+__host__ __device__ constexpr int round_up_to_quad(int count) {
+  return (count + kQuad - 1) / kQuad * kQuad;
+}
+
+/// Bytes of conv1d's buffer for @p m taps: the reversed taps rounded up to a float4 (zeros past
+/// the last), then the segment of inputs that the block's kConv1dRun outputs read, one float4
+/// longer than the taps so that the last window read stays inside. 127 taps: 5120 bytes.
+__host__ __device__ constexpr std::size_t conv1d_shared_bytes(int m) {
+  return (2 * static_cast<std::size_t>(round_up_to_quad(m)) + kConv1dRun) * sizeof(float);
+}
+
+/// Exercise 4.10: accumulates the reversed taps (@p taps, @p tap_quads float4, zero past the
+/// last) into the kConv1dStrip outputs whose inputs start at @p window_at (16-byte aligned):
+/// output s is the sum over q of `taps[q] * window_at[s + q]`.
+__device__ __forceinline__ void accumulate_taps(const float* window_at, const float* taps,
+                                                int tap_quads, float (&acc)[kConv1dStrip]) {
+  // EXERCISE 4.10 begin
+  const float4* inputs = reinterpret_cast<const float4*>(window_at);
+  const float4* quads = reinterpret_cast<const float4*>(taps);
+  float4 low = inputs[0];
+  for (int q = 0; q < tap_quads; ++q) {
+    const float4 high = inputs[q + 1];  // one new float4 of inputs per 4 taps
+    const float4 t = quads[q];          // a broadcast: every lane reads the same taps
+    const float window[2 * kQuad] = {low.x, low.y, low.z, low.w, high.x, high.y, high.z, high.w};
+    const float tap[kQuad] = {t.x, t.y, t.z, t.w};
+#pragma unroll
+    for (int s = 0; s < kConv1dStrip; ++s) {
+#pragma unroll
+      for (int j = 0; j < kQuad; ++j)
+        acc[s] = fmaf(tap[j], window[s + j], acc[s]);
+    }
+    low = high;
+  }
+  // EXERCISE 4.10 end
+}
+
+/// Full 1D convolution `y[i] = sum over j of a[i - j] * b[j]`, i < n + m - 1: block i0 computes
+/// the kConv1dRun outputs from i0 * kConv1dRun, thread t the strip of kConv1dStrip from there
+/// + 4t. The block stages the taps reversed and the segment of inputs its outputs read (with the
+/// halo of m - 1 before them, zero outside a) in the dynamic buffer, as chapter 3 did.
+__global__ void __launch_bounds__(kConv1dThreads)
+    conv1d_kernel(const float* __restrict__ a, int n, const float* __restrict__ b, int m,
+                  float* __restrict__ y) {
+  extern __shared__ float4 conv1d_quads[];  // float4: 16-byte alignment for the window reads
+  const int tap_floats = round_up_to_quad(m);
+  float* taps = reinterpret_cast<float*>(conv1d_quads);  // tap_floats floats
+  float* segment = taps + tap_floats;                    // kConv1dRun + tap_floats floats
+  const long long first_output = static_cast<long long>(blockIdx.x) * kConv1dRun;
+  const long long first = first_output - (m - 1);  // signal index of segment[0]
+  for (int q = threadIdx.x; q < tap_floats; q += kConv1dThreads)
+    taps[q] = q < m ? b[m - 1 - q] : 0.0f;
+  for (int s = threadIdx.x; s < kConv1dRun + tap_floats; s += kConv1dThreads) {
+    const long long source = first + s;
+    segment[s] = s < kConv1dRun + m - 1 && source >= 0 && source < n ? a[source] : 0.0f;
+  }
+  __syncthreads();  // the taps and the segment are complete before anyone reads them
+  float acc[kConv1dStrip] = {};
+  accumulate_taps(segment + threadIdx.x * kConv1dStrip, taps, tap_floats / kQuad, acc);
+  const long long i = first_output + threadIdx.x * kConv1dStrip;
+  const long long length = static_cast<long long>(n) + m - 1;
+#pragma unroll
+  for (int s = 0; s < kConv1dStrip; ++s) {
+    if (i + s < length)
+      y[i + s] = acc[s];
   }
 }
 

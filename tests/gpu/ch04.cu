@@ -1,9 +1,10 @@
 // Chapter 4 kernels against the CPU reference: every step of the product at the course's awkward
-// sizes, sizes just below, at and above multiples of the 64 x 64 tile, non-square shapes, and
-// every conv2d path. Built twice: against the solution (label "solutions") and against your
-// kernels (label "ch04").
+// sizes, sizes just below, at and above multiples of the 64 x 64 tile, non-square shapes, every
+// conv2d path, and conv1d around its strips, runs and float4 taps. Built twice: against the
+// solution (label "solutions") and against your kernels (label "ch04").
 #include <kernels.cuh>
 #include "chapters/04_register_blocking/launch.cuh"
+#include "chapters/04_register_blocking/bug_hunt.cuh"
 
 #include "catch.hpp"
 #include "gpu_support.hpp"
@@ -79,4 +80,65 @@ TEST_CASE("ch04 refuses products too large to pad before allocating anything", "
   CHECK(course::round_up_checked(2147483644, 4, "k") == 2147483644);
   CHECK_THROWS_AS(course::round_up_checked(2147483585, 64, "m"), std::invalid_argument);
   CHECK_THROWS_AS(course::round_up_checked(2147483645, 4, "k"), std::invalid_argument);
+}
+
+TEST_CASE("ch04 conv1d matches the reference, from 1 tap to the largest mask", "[gpu]") {
+  COURSE_REQUIRE_GPU();
+  constexpr int kRun = ch04::kConv1dRun;  // outputs per block
+  constexpr int kMost = ch04::kMaxTaps;
+  // Beyond the course's list: outputs that end one short of, on and one past a block's run or a
+  // thread's strip of 4; tap counts around a float4 (1 to 9) with a halo of exactly a run and one
+  // past; primes; and the largest mask on short and long signals (m > n, m = n).
+  const auto shapes = testing::shapes(testing::kConv1dShapes, {{kRun, 1},
+                                                               {kRun + 1, 1},
+                                                               {kRun - 1, 2},
+                                                               {kRun - 3, 4},
+                                                               {kRun - 4, 5},
+                                                               {2, 3},
+                                                               {3, 2},
+                                                               {5, 6},
+                                                               {6, 8},
+                                                               {11, 9},
+                                                               {2, kRun + 1},
+                                                               {31, kRun + 2},
+                                                               {3 * kRun + 17, 127},
+                                                               {1009, 13},
+                                                               {20011, 31},
+                                                               {1, kMost},
+                                                               {2, kMost - 1},
+                                                               {kMost, kMost},
+                                                               {kMost - 1, kMost},
+                                                               {9001, kMost - 3}});
+  testing::check_conv1d(ch04::conv1d, shapes);
+}
+
+TEST_CASE("ch04 conv1d refuses masks it cannot hold and outputs past INT_MAX", "[gpu]") {
+  // Refused before anything is launched: no GPU needed, the pointers are never read.
+  float dummy = 0.0f;
+  float* p = &dummy;
+  CHECK_THROWS_AS(ch04::conv1d(p, 100, p, ch04::kMaxTaps + 1, p, nullptr), std::invalid_argument);
+  CHECK_THROWS_AS(ch04::conv1d(p, 100, p, 0, p, nullptr), std::invalid_argument);
+  CHECK_THROWS_AS(ch04::conv1d(p, 2147483647, p, 2, p, nullptr), std::invalid_argument);
+  // Every mask length up to the largest fits in the 48 KB a block may use without opting in.
+  CHECK(ch04::conv1d_shared_bytes(ch04::kMaxTaps) <= ch04::kDefaultSharedLimit);
+  CHECK(ch04::conv1d_shared_bytes(127) == (2 * 128 + ch04::kConv1dRun) * sizeof(float));
+}
+
+TEST_CASE("ch04 float4 step is right in any layout of the results, the bug hunt's included",
+          "[gpu]") {
+  COURSE_REQUIRE_GPU();
+  // The bug hunt's layout changes which bank each thread reads, not what it computes.
+  const auto matmul = [](const float* A, const float* B, float* C, int m, int n, int k,
+                         cudaStream_t s) {
+    using Semiring = course::PlusTimes;
+    ch04::launch_padded<Semiring>(ch04::float4_product_kernel<Semiring, ch04::bug::SideBySide>, A,
+                                  B, C, m, n, k, s);
+  };
+  const auto minplus = [](const float* A, const float* B, float* C, int m, int n, int k,
+                          cudaStream_t s) {
+    using Semiring = course::MinPlus;
+    ch04::launch_padded<Semiring>(ch04::float4_product_kernel<Semiring, ch04::bug::SideBySide>, A,
+                                  B, C, m, n, k, s);
+  };
+  testing::check_products(matmul, minplus, 129, 65, 33, 7);
 }
