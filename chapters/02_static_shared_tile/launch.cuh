@@ -65,23 +65,31 @@ bool launch_compiled(int value, Launch launch) {
   }
 }
 
-/// Launches product_kernel for @p Semiring with the tile width @p tile, one of kTiles.
-template <typename Semiring>
-void launch_product(const float* A, const float* B, float* C, int m, int n, int k,
-                    cudaStream_t stream, int tile) {
+/// The signature of product_kernel (and of the bug hunt's product) for one semiring and tile.
+using ProductKernel = void (*)(const float* A, const float* B, float* C, int m, int n, int k);
+
+/// Launches @p kernel, compiled for tiles of @p tile x @p tile, with one block per tile of C.
+inline void launch_tiles(ProductKernel kernel, int tile, const float* A, const float* B, float* C,
+                         int m, int n, int k, cudaStream_t stream) {
   course::require_positive(m, "m");
   course::require_positive(n, "n");
   course::require_positive(k, "k");
   // The loop over k steps past k by up to a tile: keep that in an int.
-  course::require(k <= INT_MAX - kTiles[0], "k = " + std::to_string(k) + " is too large: at most " +
-                                                std::to_string(INT_MAX - kTiles[0]));
+  course::require(k <= INT_MAX - tile, "k = " + std::to_string(k) + " is too large: at most " +
+                                           std::to_string(INT_MAX - tile));
+  const dim3 block(tile, tile);
+  const dim3 grid = course::grid_2d(n, m, block);  // x walks columns
+  kernel<<<grid, block, 0, stream>>>(A, B, C, m, n, k);
+  COURSE_CHECK_LAUNCH(kernel, grid, block, 0, stream);
+}
+
+/// Launches product_kernel for @p Semiring with the tile width @p tile, one of kTiles.
+template <typename Semiring>
+void launch_product(const float* A, const float* B, float* C, int m, int n, int k,
+                    cudaStream_t stream, int tile) {
   const bool launched = launch_compiled<kTiles>(tile, [&](auto compiled) {
     constexpr int kTile = decltype(compiled)::value;
-    const auto kernel = product_kernel<Semiring, kTile>;
-    const dim3 block(kTile, kTile);
-    const dim3 grid = course::grid_2d(n, m, block);  // x walks columns
-    kernel<<<grid, block, 0, stream>>>(A, B, C, m, n, k);
-    COURSE_CHECK_LAUNCH(kernel, grid, block, 0, stream);
+    launch_tiles(product_kernel<Semiring, kTile>, kTile, A, B, C, m, n, k, stream);
   });
   course::require(launched, "tile width " + std::to_string(tile) +
                                 " is not compiled in chapter 2 (it has " + list_text(kTiles) +

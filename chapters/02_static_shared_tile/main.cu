@@ -5,6 +5,7 @@
 // solution runs on the same inputs, so the report shows the speedup over it.
 #include <kernels.cuh>
 #include "launch.cuh"
+#include "bug_hunt.cuh"
 
 #include "solutions/01_global_memory/kernels.cuh"
 #include "chapters/01_global_memory/launch.cuh"
@@ -30,6 +31,20 @@ int main(int argc, char** argv) {
   // The largest compiled tap count; the launcher refuses the counts between that are not compiled.
   chapter.flags.max_taps =
       *std::max_element(std::begin(ch02::kTapCounts), std::end(ch02::kTapCounts));
+  // The bug hunt (bug_hunt.cuh): a tiled product with a defect, at the default tile width.
+  const auto bug_product = [](auto kernel) {
+    return [kernel](const float* A, const float* B, float* C, int m, int n, int k,
+                    cudaStream_t stream) {
+      ch02::launch_tiles(kernel, ch02::kTiles[0], A, B, C, m, n, k, stream);
+    };
+  };
+  chapter.bugs = {{"barrier",
+                   "racecheck",
+                   "the tiled product's result can depend on how the warps are scheduled",
+                   {bug_product(ch02::bug::product_kernel<course::PlusTimes, ch02::kTiles[0]>),
+                    bug_product(ch02::bug::product_kernel<course::MinPlus, ch02::kTiles[0]>),
+                    {},
+                    {}}}};
   chapter.exercises.assign(std::begin(ch02::kExercises), std::end(ch02::kExercises));
   return course::run_chapter(chapter, argc, argv);
 }

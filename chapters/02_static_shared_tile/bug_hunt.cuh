@@ -1,0 +1,39 @@
+/// @file
+/// @brief Chapter 2's bug hunt: a tiled product with a defect. `--bug barrier` runs it in place
+/// of the chapter's product; `--list-bugs` names it and the tool that catches it. The lesson says
+/// how to hunt, not where.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+namespace ch02::bug {
+
+/// The tiled product of product_kernel, written out on its own so that it does not depend on your
+/// exercises. Its output is often right.
+template <typename Semiring, int Tile>
+__global__ void __launch_bounds__(product_threads(Tile))
+    product_kernel(const float* A, const float* B, float* C, int m, int n, int k) {
+  __shared__ float a_tile[Tile][Tile];
+  __shared__ float b_tile[Tile][Tile];
+  const int tx = threadIdx.x;
+  const int ty = threadIdx.y;
+  const int row = blockIdx.y * Tile + ty;
+  const int col = blockIdx.x * Tile + tx;
+  float acc = Semiring::identity();
+  for (int step = 0; step < k; step += Tile) {
+    const bool a_inside = row < m && step + tx < k;
+    const bool b_inside = step + ty < k && col < n;
+    a_tile[ty][tx] = a_inside ? A[static_cast<size_t>(row) * k + step + tx] : Semiring::identity();
+    b_tile[ty][tx] = b_inside ? B[static_cast<size_t>(step + ty) * n + col] : Semiring::identity();
+    __syncthreads();
+#pragma unroll
+    for (int p = 0; p < Tile; ++p)
+      acc = Semiring::combine(acc, a_tile[ty][p], b_tile[p][tx]);
+  }
+  if (row < m && col < n)
+    C[static_cast<size_t>(row) * n + col] = acc;
+}
+
+}  // namespace ch02::bug
