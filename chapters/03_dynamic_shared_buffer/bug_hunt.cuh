@@ -12,9 +12,9 @@ namespace ch03::bug {
 __global__ void __launch_bounds__(kConv1dThreads)
     conv1d_kernel(const float* a, int n, const float* b, int m, float* y) {
   extern __shared__ __align__(16) float shared_buffer[];  // sized by the launch
-  float* taps = shared_buffer;
+  float* mask_tile = shared_buffer;
   float* segment = shared_buffer + m - 1;
-  conv1d_block(a, n, b, m, y, taps, segment);
+  conv1d_block(a, n, b, m, y, mask_tile, segment);
 }
 
 }  // namespace ch03::bug

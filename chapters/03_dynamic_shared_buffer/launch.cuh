@@ -30,7 +30,7 @@ inline constexpr course::Exercise kExercises[] = {
     {"3.2", "matmul", "size the buffer that the product carves"},
     {"3.2", "minplus", "size the buffer that the product carves"},
     {"3.3", "conv2d", "stage the input tile with its run-time halo, and the mask"},
-    {"3.4", "conv1d", "stage the taps and the segment with its halo"},
+    {"3.4", "conv1d", "stage the segment with its run-time halo, and the taps"},
 };
 
 /// Tile widths of the matrix product offered by `--tile`, the default first. The kernel takes any

@@ -60,12 +60,12 @@ __host__ __device__ constexpr std::size_t product_shared_bytes(int tile) {
 
 /// Matrix product over @p Semiring: a block of tile x tile threads computes a tile x tile tile of
 /// C, thread (x, y) the element in row y and column x of it. The block walks along k one step of
-/// tile at a time: every thread stores one element of A's tile and one of B's in shared memory
-/// (the semiring's identity where the tile sticks out of the matrix), the block waits until both
-/// tiles are complete, every thread combines its row of the A tile with its column of the B tile,
-/// and the block waits again before the next step overwrites the tiles. Chapter 2's kernel, with
-/// the tiles carved out of the dynamic buffer. The tile width is an argument: product_kernel
-/// passes the one chosen at launch, blockDim.x, and dispatch::product_kernel a constant.
+/// tile at a time. At each step every thread copies one element of A's tile and one of B's into
+/// shared memory (the semiring's identity where the tile sticks out of the matrix), the block
+/// waits until both tiles are complete, every thread combines its row of the A tile with its
+/// column of the B tile, and the block waits again before the next step overwrites the tiles.
+/// The tile width is an argument: product_kernel passes the one chosen at launch, blockDim.x, and
+/// dispatch::product_kernel a constant.
 template <typename Semiring>
 __device__ __forceinline__ void product_block(const float* A, const float* B, float* C, int m,
                                               int n, int k, int tile) {
@@ -181,50 +181,55 @@ inline constexpr int kConv1dThreads = 256;
 /// may use without opting in (conv1d_shared_bytes(kMaxTaps) = 33788 bytes).
 inline constexpr int kMaxTaps = 4096;
 
-/// Bytes of conv1d's buffer for an @p m-tap mask: the m taps, then the segment of inputs that
-/// the block's kConv1dThreads outputs read, kConv1dThreads + m - 1 floats.
+/// Bytes of conv1d's buffer for an @p m-tap mask: the taps, then the segment of inputs that the
+/// block's kConv1dThreads outputs read, with a halo of m - 1 before them.
 __host__ __device__ constexpr std::size_t conv1d_shared_bytes(int m) {
   return (static_cast<std::size_t>(m) + kConv1dThreads + m - 1) * sizeof(float);
 }
 
-/// Stages, then sums, conv1d's block: the taps reversed (@p taps) and the segment of the signal
-/// that the block's outputs read (@p segment), both carved out of the buffer by the caller.
-/// Output i = first_output + t needs a[i - m + 1 .. i]: the block's kConv1dThreads outputs need
-/// kConv1dThreads inputs and a halo of m - 1 before them. A convolution is a correlation with the
-/// reversed mask, so thread t sums taps[q] * segment[t + q] over the m taps: a warp reads one tap
-/// (a broadcast) and 32 consecutive inputs at a time.
+/// Full 1D convolution y[i] = sum over j of a[i - j] * b[j], i < n + m - 1, with m taps, in the
+/// arrays @p mask_tile (m floats) and @p segment (kConv1dThreads + m - 1 floats) that the caller
+/// carved out of the buffer: a block of kConv1dThreads threads computes as many consecutive
+/// outputs, thread t output first_output + t. Output i reads a[i - m + 1] to a[i], so the block
+/// stages a *segment* of the input: its own kConv1dThreads inputs and a halo of m - 1 before them
+/// (zero outside a, where the full convolution starts and ends), more inputs than threads; and the
+/// taps. After a barrier every thread sums over the taps from shared memory. A warp reads one tap
+/// (a broadcast) and 32 consecutive segment elements (32 different banks) at a time.
 __device__ __forceinline__ void conv1d_block(const float* a, int n, const float* b, int m, float* y,
-                                             float* taps, float* segment) {
+                                             float* mask_tile, float* segment) {
+  const int halo = m - 1;  // inputs staged before the first output's
+  const int t = threadIdx.x;
   const long long first_output = static_cast<long long>(blockIdx.x) * kConv1dThreads;
-  // EXERCISE 3.4 begin: stage the taps and the segment with its halo
-  const long long first = first_output - (m - 1);  // signal index of segment[0]
-  for (int q = threadIdx.x; q < m; q += kConv1dThreads)
-    taps[q] = b[m - 1 - q];
-  for (int s = threadIdx.x; s < kConv1dThreads + m - 1; s += kConv1dThreads) {
+  const long long i = first_output + t;
+  // EXERCISE 3.4 begin: stage the segment with its run-time halo, and the taps
+  const long long first = first_output - halo;  // input index of segment[0]
+  for (int s = t; s < kConv1dThreads + halo; s += kConv1dThreads) {
     const long long source = first + s;
-    segment[s] = source >= 0 && source < n ? a[source] : 0.0f;  // zero outside the signal
+    segment[s] = source >= 0 && source < n ? a[source] : 0.0f;
   }
+  for (int j = t; j < m; j += kConv1dThreads)
+    mask_tile[j] = b[j];
   // EXERCISE 3.4 end
-  __syncthreads();  // the taps and the segment are complete before anyone reads them
   float sum = 0.0f;
-  for (int q = 0; q < m; ++q)
-    sum += taps[q] * segment[threadIdx.x + q];
-  const long long i = first_output + threadIdx.x;
-  if (i < static_cast<long long>(n) + m - 1)
+  __syncthreads();  // the segment and the taps are complete before anyone reads them
+  // a[i] sits at segment[t + halo]; a[i - j] is j places before it.
+#pragma unroll
+  for (int j = 0; j < m; ++j)
+    sum += mask_tile[j] * segment[t + halo - j];
+  if (i < static_cast<long long>(n) + halo)
     y[i] = sum;
 }
 
-/// Full 1D convolution y[i] = sum over j of a[i - j] * b[j], i < n + m - 1, with the number of
-/// taps chosen at launch: one output per thread, kConv1dThreads consecutive outputs per block,
-/// the taps and the segment in one buffer sized by m (conv1d_block()).
+/// Full 1D convolution with the number of taps chosen at launch: the taps and the block's segment
+/// in one buffer sized by m (conv1d_block()).
 __global__ void __launch_bounds__(kConv1dThreads)
     conv1d_kernel(const float* a, int n, const float* b, int m, float* y) {
   extern __shared__ __align__(16) float shared_buffer[];  // sized by the launch
-  float* taps = shared_buffer;                            // m floats from offset 0
-  float* segment = shared_buffer + m;                     // kConv1dThreads + m - 1 floats
+  float* mask_tile = shared_buffer;                       // b[j] at [j], m floats
+  float* segment = shared_buffer + m;                     // a[first + s] at [s]
   if (!buffer_reaches(shared_buffer, segment + kConv1dThreads + m - 1))
     return;
-  conv1d_block(a, n, b, m, y, taps, segment);
+  conv1d_block(a, n, b, m, y, mask_tile, segment);
 }
 
 /// Going further: the same code compiled for the sizes that matter, as production code does.
