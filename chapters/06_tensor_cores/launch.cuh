@@ -22,11 +22,31 @@ namespace ch06 {
 
 /// The exercises of this chapter and the problems whose results depend on them.
 inline constexpr course::Exercise kExercises[] = {
-    {"6.1", "matmul", "fragment layout: the row and column of a lane's accumulator element"},
-    {"6.2", "matmul", "the warp's loop: mma.sync over the 4 x 8 tiles for each 8 k-steps"},
-    {"6.3", "matmul", "ldmatrix: the shared row each lane points at, conflict-free"},
-    {"6.4", "matmul", "write-back: the accumulators into C, with bounds checks"},
+    {"6.1", "matmul", "fragment layout of C: the row and column of a lane's accumulator element"},
+    {"6.2", "matmul", "step 1: the element of A or B that a lane's fragment register holds"},
+    {"6.3", "matmul", "every step: the warp's mma.sync over its 4 x 8 instruction tiles"},
+    {"6.4", "matmul", "every step: the write-back of the accumulators into C"},
+    {"6.5", "matmul", "steps 2 and 3: the shared row each lane points ldmatrix at"},
 };
+
+/// The steps in which the lesson builds the product kernel. matmul() takes one as its trailing
+/// parameter; `--variant` chooses it.
+enum class Step {
+  mma,       ///< step 1: mma.sync fed by one 32-bit shared load per fragment element
+  ldmatrix,  ///< step 2: the fragments read with ldmatrix
+  pipeline,  ///< step 3: step 2 with three stages, two batches in flight (the solution)
+};
+
+/// A step and its name on the command line.
+struct StepName {
+  Step step;         ///< the step
+  const char* name;  ///< its `--variant` name
+};
+
+/// The steps that `--variant` offers, the default first: the chapter's solution, then the lesson's
+/// steps back to the first.
+inline constexpr StepName kSteps[] = {
+    {Step::pipeline, "pipeline"}, {Step::ldmatrix, "ldmatrix"}, {Step::mma, "mma"}};
 
 /// How this chapter's matmul multiplies: TF32 inputs, FP32 sums. Its checks use the TF32
 /// tolerance of course/check.hpp.
@@ -60,22 +80,19 @@ inline void require_tensor_cores(std::size_t shared_bytes) {
                       std::to_string(optin_limit) + ")");
 }
 
-/// C = A * B on tensor cores: TF32 products (inputs rounded to 10 mantissa bits), FP32 sums.
-/// Row-major: A is m x k, B is k x n, C is m x n. Any m, n, k >= 1. The pre-pass
-/// (course/prepass.cuh) rounds A and B to TF32 and pads them with zeros into scratch memory, B
-/// transposed, then product_kernel runs; all launches go to @p s, and the scratch is freed on it
-/// after the product. The error is that of TF32 inputs, about 2^-11 relative per product
-/// (course/check.hpp).
-/// @param A device pointer, m x k. @param B device pointer, k x n. @param C device pointer, m x n.
-/// @param m rows of A and C. @param n columns of B and C. @param k columns of A, rows of B.
-/// @param s stream for all launches.
-inline void matmul(const float* A, const float* B, float* C, int m, int n, int k, cudaStream_t s) {
+/// The product on tensor cores with fragments read by @p Loader through @p Stages shared stages:
+/// the pre-pass (course/prepass.cuh) rounds A and B to TF32 and pads them with zeros into scratch
+/// memory, B transposed, then product_kernel<Loader, Stages> runs. All launches go to @p s; the
+/// scratch is freed on it after the product.
+template <class Loader, int Stages>
+void launch_product(const float* A, const float* B, float* C, int m, int n, int k, cudaStream_t s) {
   course::require_positive(m, "m");
   course::require_positive(n, "n");
   course::require_positive(k, "k");
   course::require(A != nullptr && B != nullptr && C != nullptr, "matrix pointers must not be null");
   const course::PaddedSizes padded = course::padded_sizes<kTileRows, kTileCols, kBatch>(m, n, k);
-  require_tensor_cores(kProductSharedBytes);
+  const std::size_t shared_bytes = product_shared_bytes(Stages);
+  require_tensor_cores(shared_bytes);
   // Every grid first: a size the grids cannot cover is refused before anything is allocated.
   // A stays m x k; B becomes B^T (n x k), so that both tiles of a stage hold rows of k.
   const course::PadPlan a_plan = course::plan_pad(m, k, padded.m, padded.k);
@@ -90,11 +107,32 @@ inline void matmul(const float* A, const float* B, float* C, int m, int n, int k
       course::pad_operand<course::PlusTimes, RoundToTf32>(A, a_plan, s);
   const course::PaddedOperand btp =
       course::pad_operand<course::PlusTimes, RoundToTf32>(B, b_plan, s);
-  COURSE_CUDA_CHECK(cudaFuncSetAttribute(product_kernel,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(kProductSharedBytes)));
-  product_kernel<<<grid, block, kProductSharedBytes, s>>>(ap.data(), btp.data(), C, m, n, padded.k);
-  COURSE_CHECK_LAUNCH(product_kernel, grid, block, kProductSharedBytes, s);
+  const auto kernel = product_kernel<Loader, Stages>;
+  COURSE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(shared_bytes)));
+  kernel<<<grid, block, shared_bytes, s>>>(ap.data(), btp.data(), C, m, n, padded.k);
+  COURSE_CHECK_LAUNCH(kernel, grid, block, shared_bytes, s);
+}  // the scratch is freed here, in stream order: after the product
+
+/// C = A * B on tensor cores: TF32 products (inputs rounded to 10 mantissa bits), FP32 sums.
+/// Row-major: A is m x k, B is k x n, C is m x n. Any m, n, k >= 1. The error is that of TF32
+/// inputs, about 2^-11 relative per product (course/check.hpp).
+/// @param A device pointer, m x k. @param B device pointer, k x n. @param C device pointer, m x n.
+/// @param m rows of A and C. @param n columns of B and C. @param k columns of A, rows of B.
+/// @param s stream for all launches. @param step the lesson's step (default: the solution).
+inline void matmul(const float* A, const float* B, float* C, int m, int n, int k, cudaStream_t s,
+                   Step step = kSteps[0].step) {
+  switch (step) {
+    case Step::mma:
+      launch_product<PlainLoader, 2>(A, B, C, m, n, k, s);
+      break;
+    case Step::ldmatrix:
+      launch_product<LdmatrixLoader, 2>(A, B, C, m, n, k, s);
+      break;
+    case Step::pipeline:
+      launch_product<LdmatrixLoader, kStages>(A, B, C, m, n, k, s);
+      break;
+  }
 }
 
 }  // namespace ch06

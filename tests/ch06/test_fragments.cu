@@ -1,8 +1,9 @@
 // Chapter 6's fragments on the CPU. ldmatrix and mma.sync spread matrices over the 32 lanes of a
 // warp in fixed layouts (PTX ISA, "Matrix fragments for mma.m16n8k8" and "ldmatrix"); these tests
-// simulate them lane by lane and check that the solution's accumulator_position() and
-// ldmatrix_offset() give every lane the elements the instruction expects, and that the 8 rows
-// of each ldmatrix read fall on 32 different banks. Only host code runs; no GPU is needed.
+// simulate them lane by lane and check that the solution's accumulator_position(),
+// operand_position() and ldmatrix_offset() give every lane the elements the instruction expects,
+// and that step 1's 32-bit loads and each ldmatrix's 8 rows fall on 32 different banks. Only host
+// code runs; no GPU is needed.
 #include "solutions/06_tensor_cores/kernels.cuh"
 #include "chapters/06_tensor_cores/launch.cuh"
 
@@ -19,12 +20,23 @@ constexpr int kLanes = ch06::kWarpSize;
 constexpr int kBanks = 32;
 constexpr int kFloatsPerLdmatrixRow = 4;  // one row of an 8 x 4 matrix of 32-bit values
 
-// What ldmatrix.x4 puts in register @p reg of lane @p lane: element (lane / 4, lane % 4) of
-// matrix reg, whose row r starts where lane 8 * reg + r points. Returns the float offset in the
+// What ldmatrix.x4 puts in register @p reg of lane @p lane, read as 32-bit values: float
+// lane % 4 (the 16-bit columns 2 (lane % 4) and 2 (lane % 4) + 1) of row lane / 4 of matrix reg,
+// whose row r starts where lane 8 * reg + r points. Returns the float offset in the
 // stage, given each lane's offset (ldmatrix_offset) from the fragment's corner.
 int ldmatrix_element(bool for_a, int lane, int reg) {
   const int row_lane = 8 * reg + lane / 4;
   return ch06::ldmatrix_offset(row_lane, for_a) + lane % 4;
+}
+
+// The fragment table as the PTX ISA gives it, for lane (g, t): A register r is A[row][k], B
+// register r is B[k][n] = B^T[n][k]; both as (row of the stage tile, k).
+ch06::Position table_operand(int lane, int reg, bool for_a) {
+  const int g = lane / 4;
+  const int t = lane % 4;
+  const ch06::Position a[4] = {{g, t}, {g + 8, t}, {g, t + 4}, {g + 8, t + 4}};
+  const ch06::Position b[2] = {{g, t}, {g, t + 4}};
+  return for_a ? a[reg] : b[reg];
 }
 
 }  // namespace
@@ -49,6 +61,37 @@ TEST_CASE("every element of a 16 x 8 accumulator tile belongs to exactly one lan
   CHECK(ch06::accumulator_position(5, 0).col == 2);
   CHECK(ch06::accumulator_position(5, 3).row == 9);
   CHECK(ch06::accumulator_position(5, 3).col == 3);
+}
+
+TEST_CASE("step 1 loads each operand register from the element the table names", "[ch06]") {
+  for (int lane = 0; lane < kLanes; ++lane) {
+    for (int reg = 0; reg < 4; ++reg) {
+      INFO("lane " << lane << " register " << reg);
+      const ch06::Position a = ch06::operand_position(lane, reg, true);
+      CHECK(a.row == table_operand(lane, reg, true).row);
+      CHECK(a.col == table_operand(lane, reg, true).col);
+      if (reg < 2) {
+        const ch06::Position b = ch06::operand_position(lane, reg, false);
+        CHECK(b.row == table_operand(lane, reg, false).row);
+        CHECK(b.col == table_operand(lane, reg, false).col);
+      }
+    }
+  }
+}
+
+TEST_CASE("step 1's 32-bit loads of one register fall on 32 different banks", "[ch06]") {
+  // The warp loads register r of all 32 lanes with one instruction: 32 floats of one tile.
+  for (bool for_a : {true, false}) {
+    for (int reg = 0; reg < (for_a ? 4 : 2); ++reg) {
+      std::set<int> banks;
+      for (int lane = 0; lane < kLanes; ++lane) {
+        const ch06::Position p = ch06::operand_position(lane, reg, for_a);
+        banks.insert((p.row * ch06::kPitch + p.col) % kBanks);
+      }
+      INFO((for_a ? "A" : "B") << " register " << reg);
+      CHECK(banks.size() == static_cast<std::size_t>(kBanks));
+    }
+  }
 }
 
 TEST_CASE("ldmatrix gives each lane its A fragment: A[g][t], A[g+8][t], A[g][t+4], A[g+8][t+4]",
