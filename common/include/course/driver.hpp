@@ -30,8 +30,10 @@ struct PlantedBug {
   /// `synccheck` or `initcheck` (compute-sanitizer reports an error), or `ncu:<metric>` (the
   /// profiler's metric is larger than for the chapter's own kernels on the same arguments).
   std::string tool;
-  std::string summary;   ///< one line for `--list-bugs` and `--help`; says what, not where
-  ProblemSet launchers;  ///< the problems the bug runs (the others are refused with --bug)
+  std::string summary;  ///< one line for `--list-bugs` and `--help`; says what, not where
+  /// The problems the bug runs (the others are refused with --bug), and their arithmetic: a
+  /// TF32 product says so, as the chapter's own set does, or its check uses the FP32 tolerance.
+  ProblemSet launchers;
 };
 
 /// What a chapter's executable knows about its chapter.
