@@ -1,7 +1,7 @@
 /// @file bug_hunt.cuh
-/// @brief Chapter 5's bug hunt: product kernels built from this chapter's pieces whose
-/// synchronisation is wrong. `--bug NAME` runs one of them in place of the chapter's kernel;
-/// `--list-bugs` names them and the tool that catches each. The lesson says how to hunt, not where.
+/// @brief Chapter 5's bug hunt: step 2's pipelined product, built from this chapter's pieces, with
+/// one defect in its synchronisation. `--bug stage-reuse` runs it in place of the chapter's kernel;
+/// the lesson says which tool finds it, not where it is.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -10,17 +10,12 @@
 
 namespace ch05::bug {
 
-/// What the pipeline of a planted bug gets wrong.
-enum class Defect {
-  copy_before_barrier,  ///< the next batch's copies start before the barrier of the trip
-  no_wait,              ///< no thread waits for its own copies before the barrier
-};
-
-/// A pipelined product (the arguments of product_kernel) with @p D planted in its loop.
-template <class Semiring, Defect D>
+/// The pipelined product of product_kernel (same arguments), with a planted defect.
+template <class Semiring>
 __global__ void __launch_bounds__(kProductThreads)
-    pipeline_kernel(const float* __restrict__ at, const float* __restrict__ bp,
-                    float* __restrict__ c, int m, int n, int padded_m, int b_pitch, int padded_k) {
+    stage_reuse_kernel(const float* __restrict__ at, const float* __restrict__ bp,
+                       float* __restrict__ c, int m, int n, int padded_m, int b_pitch,
+                       int padded_k) {
   __shared__ __align__(16) Stage stages[kStages];
   const int thread = threadIdx.x;
   const ThreadTile tile = thread_tile(thread);
@@ -32,40 +27,15 @@ __global__ void __launch_bounds__(kProductThreads)
   copy_stage(stages[0], a, b, padded_m, b_pitch, thread);
   cp_async_commit();
   for (int batch = 0; batch < batches; ++batch) {
-    if (D != Defect::no_wait)
-      cp_async_wait_all();
-    if (D != Defect::copy_before_barrier)
-      __syncthreads();
+    cp_async_wait_all();
     if (batch + 1 < batches) {
       a += static_cast<std::size_t>(kBatch) * padded_m;
       b += static_cast<std::size_t>(kBatch) * b_pitch;
       copy_stage(stages[(batch + 1) % kStages], a, b, padded_m, b_pitch, thread);
       cp_async_commit();
     }
-    if (D == Defect::copy_before_barrier)
-      __syncthreads();
-    multiply_batch<Semiring>(stages[batch % kStages], tile, v);
-  }
-  store_block(c, m, n, blockIdx.y * kTile, blockIdx.x * kTile, tile, v);
-}
-
-/// Step 1 (warptile) with one barrier per batch instead of two.
-template <class Semiring>
-__global__ void __launch_bounds__(kProductThreads)
-    one_barrier_kernel(const float* __restrict__ at, const float* __restrict__ bp,
-                       float* __restrict__ c, int m, int n, int padded_m, int b_pitch,
-                       int padded_k) {
-  __shared__ __align__(16) Stage stage;
-  const int thread = threadIdx.x;
-  const ThreadTile tile = thread_tile(thread);
-  float v[kRegisterBlock][kRegisterBlock];
-  fill_identity<Semiring>(v);
-  for (int k0 = 0; k0 < padded_k; k0 += kBatch) {
-    load_stage(stage, at + static_cast<std::size_t>(k0) * padded_m + blockIdx.y * kTile,
-               bp + static_cast<std::size_t>(k0) * b_pitch + blockIdx.x * kTile, padded_m, b_pitch,
-               thread);
     __syncthreads();
-    multiply_batch<Semiring>(stage, tile, v);
+    multiply_batch<Semiring>(stages[batch % kStages], tile, v);
   }
   store_block(c, m, n, blockIdx.y * kTile, blockIdx.x * kTile, tile, v);
 }

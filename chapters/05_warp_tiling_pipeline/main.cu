@@ -14,37 +14,6 @@
 
 #include <iterator>
 
-namespace {
-
-// The launchers of a product kernel (one per semiring): the chapter's pre-pass and launch with
-// that kernel.
-template <template <class> class Kernel>
-course::ProblemSet products_of() {
-  course::ProblemSet set;
-  set.matmul = [](const float* A, const float* B, float* C, int m, int n, int k, cudaStream_t s) {
-    ch05::launch_product<course::PlusTimes>(Kernel<course::PlusTimes>::get(), A, B, C, m, n, k, s);
-  };
-  set.minplus = [](const float* A, const float* B, float* C, int m, int n, int k, cudaStream_t s) {
-    ch05::launch_product<course::MinPlus>(Kernel<course::MinPlus>::get(), A, B, C, m, n, k, s);
-  };
-  return set;
-}
-
-template <ch05::bug::Defect D>
-struct Pipeline {
-  template <class Semiring>
-  struct Of {
-    static ch05::ProductKernel get() { return ch05::bug::pipeline_kernel<Semiring, D>; }
-  };
-};
-
-template <class Semiring>
-struct OneBarrier {
-  static ch05::ProductKernel get() { return ch05::bug::one_barrier_kernel<Semiring>; }
-};
-
-}  // namespace
-
 int main(int argc, char** argv) {
   course::Chapter chapter = course::make_chapter(5, "warp tiles and a cp.async pipeline");
   // The product's kernel is the step that --variant names (the solution by default).
@@ -67,14 +36,19 @@ int main(int argc, char** argv) {
   chapter.missing_reasons[static_cast<int>(course::Problem::conv2d)] =
       "a block loads its tile once and has no loop along k to pipeline (chapter 4 runs it)";
   chapter.exercises.assign(std::begin(ch05::kExercises), std::end(ch05::kExercises));
-  using ch05::bug::Defect;
-  chapter.bugs = {
-      {"copy-before-barrier", "racecheck", "the pipeline's copies may overwrite a stage in use",
-       products_of<Pipeline<Defect::copy_before_barrier>::Of>()},
-      {"no-wait", "check", "the pipeline may read a stage before its copies land",
-       products_of<Pipeline<Defect::no_wait>::Of>()},
-      {"one-barrier", "racecheck", "step 1 may overwrite its stage while it is read",
-       products_of<OneBarrier>()},
-  };
+  // The bug hunt: step 2 with a defect, through the same pre-pass and launch.
+  chapter.bugs = {{"stage-reuse",
+                   "racecheck",
+                   "the pipeline's copies may land in a stage that some warp still reads",
+                   {[](auto... arguments) {
+                      ch05::launch_product<course::PlusTimes>(
+                          ch05::bug::stage_reuse_kernel<course::PlusTimes>, arguments...);
+                    },
+                    [](auto... arguments) {
+                      ch05::launch_product<course::MinPlus>(
+                          ch05::bug::stage_reuse_kernel<course::MinPlus>, arguments...);
+                    },
+                    {},
+                    {}}}};
   return course::run_chapter(chapter, argc, argv);
 }
