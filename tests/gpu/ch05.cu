@@ -68,3 +68,24 @@ TEST_CASE("ch05 products are the solution's by default", "[gpu]") {
   testing::check_products([](auto... arguments) { ch05::matmul(arguments...); },
                           [](auto... arguments) { ch05::minplus(arguments...); }, 129, 65, 33, 10);
 }
+
+TEST_CASE("ch05 refuses products too large to pad before allocating anything", "[gpu]") {
+  // The pre-pass rounds m and n up to the 128-wide tile and k up to the 16-step batch; a size whose
+  // rounding passes INT_MAX is refused with an exception, before any memory is allocated or any
+  // kernel launched (so no GPU is needed; the pointers are never read).
+  float dummy = 0.0f;
+  float* p = &dummy;
+  const int too_large = 2147483647;
+  for (const ch05::StepName& step : ch05::kSteps) {
+    INFO("--variant " << step.name);
+    CHECK_THROWS_AS(ch05::matmul(p, p, p, too_large, 1, 1, nullptr, step.step),
+                    std::invalid_argument);
+    CHECK_THROWS_AS(ch05::minplus(p, p, p, 1, too_large, 1, nullptr, step.step),
+                    std::invalid_argument);
+    CHECK_THROWS_AS(ch05::matmul(p, p, p, 1, 1, too_large, nullptr, step.step),
+                    std::invalid_argument);
+  }
+  CHECK(course::round_up_checked(2147483520, ch05::kTile, "m") == 2147483520);  // 2^31 - 128
+  CHECK_THROWS_AS(course::round_up_checked(2147483521, ch05::kTile, "m"), std::invalid_argument);
+  CHECK_THROWS_AS(course::round_up_checked(2147483633, ch05::kBatch, "k"), std::invalid_argument);
+}
