@@ -2,17 +2,11 @@
 /// @brief Chapter 4: register blocking. Shared memory becomes a small cache that feeds registers.
 ///
 /// Matrix product (matmul and minplus share one kernel through a semiring): a block of 8 x 8
-/// threads computes a 64 x 64 tile of C, and each thread keeps its 8 x 8 results in registers.
-/// The block walks along k four steps at a time through a shared cache `xx[4][64]`, `yy[4][64]`.
-/// The lesson builds the kernel in three steps, each a kernel that `--variant` runs:
-///   1. plain: scalar loads; the batch copy reads A and B as they are (plain_product_kernel);
-///   2. float4: the operands padded and A transposed by a pre-pass (course/prepass.cuh), so every
-///      load is a float4 with no bounds check (float4_product_kernel);
-///   3. prefetch: the next batch travels into registers while this one is multiplied
-///      (product_kernel, the solution and the default).
-///
-/// conv2d and conv1d: each thread computes a strip of neighbouring outputs from registers: the
-/// window of inputs they share is read from shared memory once, a float4 at a time.
+/// threads computes a 64 x 64 tile of C, each thread 8 x 8 results in registers, fed from a shared
+/// cache of 4 k-steps. Three steps, each a kernel that `--variant` runs: plain (scalar loads),
+/// float4 (padded operands, 16-byte loads) and prefetch (the next batch loaded into registers
+/// while this one is multiplied: the solution). conv2d and conv1d: each thread computes a strip
+/// of neighbouring outputs from a window of inputs read into registers once.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -40,14 +34,15 @@ inline constexpr int kTile = kThreadsPerSide * kRegisterBlock;
 inline constexpr int kHalfTile = kTile / 2;
 /// k-steps per trip through shared memory: `xx[4][64]`, `yy[4][64]`.
 inline constexpr int kBatch = 4;
-/// Floats in one float4, the width of every load of the loop from step 2 on.
+/// Floats in one float4, the width of every shared and global access of the main loop.
 inline constexpr int kQuad = 4;
-/// Threads per product block.
+/// Threads per block.
 inline constexpr int kProductThreads = kThreadsPerSide * kThreadsPerSide;
+/// The float4 slots in one row of a panel (one k-step).
+inline constexpr int kQuadsPerPanelRow = kTile / kQuad;
 /// Floats that each thread copies of each 4 x 64 panel per batch: one float4 from step 2 on.
 inline constexpr int kCopiesPerThread = kBatch * kTile / kProductThreads;
-/// The fewest blocks per SM the product kernels must allow (second `__launch_bounds__`
-/// argument): 1 leaves ptxas free to give each thread what the loop wants (see the appendix).
+/// The fewest blocks per SM the product kernels ask for (`__launch_bounds__`): 1 leaves ptxas free.
 inline constexpr int kProductMinBlocksPerSm = 1;
 
 static_assert(kCopiesPerThread == kQuad, "each thread copies one float4 of each panel per batch");
@@ -60,9 +55,8 @@ struct Interleaved {
   __host__ __device__ static constexpr int offset(int i, int t) { return t + kThreadsPerSide * i; }
 };
 
-/// The layout of steps 2 and 3: thread (tx, ty) owns two groups of 4 rows, 32 apart
-/// (`ty*4 + 0..3` and `32 + ty*4 + 0..3`), and two groups of 4 columns (the same with tx), so
-/// that each group is one float4 in `xx` and `yy`.
+/// The layout of steps 2 and 3: thread (tx, ty) owns the rows `ty*4 + 0..3` and `32 + ty*4 + 0..3`,
+/// and the same columns with tx: each group of 4 is one float4 in `xx` and `yy`.
 struct QuadGroups {
   /// The @p i-th row (or column) of thread index @p t (ty for rows, tx for columns).
   __host__ __device__ static constexpr int offset(int i, int t) {
@@ -70,14 +64,8 @@ struct QuadGroups {
   }
 };
 
-// ---------------------------------------------------------------------------------------------
-// Step 1, plain: 8 x 8 results per thread, scalar loads
-// ---------------------------------------------------------------------------------------------
-
-/// Exercise 4.1, the batch copy of step 1: `xx[kk][r] = A[row0 + r][k0 + kk]` (the block's 64 rows
-/// of A at 4 k-steps, transposed) and `yy[kk][c] = B[k0 + kk][col0 + c]`, with
-/// `Semiring::identity()` outside A (m x k) and B (k x n). Copy q of thread @p thread is element
-/// `e = q * 64 + thread` of each panel.
+/// Exercise 4.1, step 1's batch copy: `xx[kk][r] = A[row0 + r][k0 + kk]` (A's panel, transposed)
+/// and `yy[kk][c] = B[k0 + kk][col0 + c]`, the identity outside A (m x k) and B (k x n).
 template <class Semiring>
 __device__ __forceinline__ void load_batch(const float* __restrict__ a, const float* __restrict__ b,
                                            int m, int n, int k, int row0, int col0, int k0,
@@ -99,9 +87,8 @@ __device__ __forceinline__ void load_batch(const float* __restrict__ a, const fl
   // EXERCISE 4.1 end
 }
 
-/// Exercise 4.2, the register block of every step: `v[i][j] = combine(v[i][j], x[i], y[j])` for
-/// the thread's 8 values @p x of the A panel and 8 values @p y of the B panel at one k-step.
-/// 16 values loaded, 64 combines: every value is used 8 times.
+/// Exercise 4.2, every step: combines the outer product of @p x (a thread's 8 values of the A panel
+/// at one k-step) and @p y (its 8 values of the B panel) into its 64 results.
 template <class Semiring>
 __device__ __forceinline__ void outer_product(const float (&x)[kRegisterBlock],
                                               const float (&y)[kRegisterBlock],
@@ -125,8 +112,8 @@ __device__ __forceinline__ void fill_identity(float (&v)[kRegisterBlock][kRegist
   }
 }
 
-/// The inner loop of step 1: per k-step, the thread's 8 values of xx[kk] and 8 of yy[kk] in the
-/// Interleaved layout, one float per load, and their outer product.
+/// Step 1's inner loop: per k-step, the thread's 8 values of xx[kk] and of yy[kk] (Interleaved),
+/// one float per load, and their outer product.
 template <class Semiring>
 __device__ __forceinline__ void multiply_batch(const float (&xx)[kBatch][kTile],
                                                const float (&yy)[kBatch][kTile], int tx, int ty,
@@ -144,9 +131,8 @@ __device__ __forceinline__ void multiply_batch(const float (&xx)[kBatch][kTile],
   }
 }
 
-/// Exercise 4.3, the write-back of every step: the thread's 8 x 8 results into C (m x n,
-/// row-major), where @p Layout puts them, skipping rows and columns outside C. One float per
-/// store (why not a float4: see the appendix).
+/// Exercise 4.3, every step: the thread's results into C (m x n) where @p Layout puts them, none
+/// outside C. One float per store (why not a float4: see the appendix).
 template <class Layout>
 __device__ __forceinline__ void store_block(float* __restrict__ c, int m, int n, int row0, int col0,
                                             int tx, int ty,
@@ -160,7 +146,7 @@ __device__ __forceinline__ void store_block(float* __restrict__ c, int m, int n,
 }
 
 /// Step 1 over @p Semiring: block (bx, by) computes `C[64*by + (0..63)][64*bx + (0..63)]` from A
-/// (m x k) and B (k x n) as they are, one float per load.
+/// and B as they are, one float per load.
 template <class Semiring>
 __global__ void __launch_bounds__(kProductThreads, kProductMinBlocksPerSm)
     plain_product_kernel(const float* __restrict__ a, const float* __restrict__ b,
@@ -182,13 +168,8 @@ __global__ void __launch_bounds__(kProductThreads, kProductMinBlocksPerSm)
   store_block<Interleaved>(c, m, n, row0, col0, tx, ty, v);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Step 2, float4: padded operands, float4 loads everywhere
-// ---------------------------------------------------------------------------------------------
-
-/// Exercise 4.4, the inner loop of steps 2 and 3: multiply_batch with each group of 4 values that
-/// @p Layout gives the thread read as one float4 (LDS.128): two of xx[kk] and two of yy[kk] per
-/// k-step. In QuadGroups, `v[i][j]` is row `(i/4)*32 + ty*4 + i%4`, column `(j/4)*32 + tx*4 + j%4`.
+/// Exercise 4.4, the inner loop of steps 2 and 3: multiply_batch with each group of 4 values of
+/// @p Layout read as one float4 (LDS.128): two of xx[kk] and two of yy[kk] per k-step.
 template <class Semiring, class Layout>
 __device__ __forceinline__ void multiply_batch_float4(const float (&xx)[kBatch][kTile],
                                                       const float (&yy)[kBatch][kTile], int tx,
@@ -202,16 +183,16 @@ __device__ __forceinline__ void multiply_batch_float4(const float (&xx)[kBatch][
   // EXERCISE 4.4 end
 }
 
-/// Where thread @p thread (0..63) copies in a 4 x 64 panel from step 2 on: row `thread / 16`,
-/// columns `4 * (thread % 16)` to `+3`; the 16 threads of a row read 256 contiguous bytes.
+/// Where copy @p q (thread q, 0..63) goes in a 4 x 64 panel from step 2 on: row `q / 16`, columns
+/// `4 * (q % 16)` to `+3`; the 16 threads of a row copy 256 contiguous bytes.
 struct PanelSlot {
   int row;  ///< k-step within the batch, 0..3
   int col;  ///< first of the 4 columns, 0, 4, ..., 60
 };
 
-/// The slot that thread @p thread copies in every batch.
-__device__ __forceinline__ PanelSlot panel_slot(int thread) {
-  return {thread / (kTile / kQuad), thread % (kTile / kQuad) * kQuad};
+/// The slot of copy @p q.
+__device__ __forceinline__ PanelSlot panel_slot(int q) {
+  return {q / kQuadsPerPanelRow, (q % kQuadsPerPanelRow) * kQuad};
 }
 
 /// Where one thread's float4s of a batch are: in the A^T panel and in the B panel.
@@ -220,9 +201,9 @@ struct BatchSources {
   const float* b;  ///< `&bp[k0 + slot.row][col0 + slot.col]`
 };
 
-/// Exercise 4.5, the batch copy of steps 2 and 3: where this thread's float4s of the first batch
-/// (k0 = 0) are in the transposed, padded A (`at`, padded_k x @p padded_m) and the padded B
-/// (`bp`, padded_k x @p padded_n), for the tile at row @p row0, column @p col0 of C.
+/// Exercise 4.5, steps 2 and 3: where the thread's float4s of the first batch are in `at` (A
+/// transposed, padded_k x @p padded_m) and `bp` (B, padded_k x @p padded_n), for the tile at
+/// (@p row0, @p col0) of C.
 __device__ __forceinline__ BatchSources batch_sources(const float* at, const float* bp,
                                                       int padded_m, int padded_n, int row0,
                                                       int col0, PanelSlot slot) {
@@ -235,9 +216,8 @@ __device__ __forceinline__ BatchSources batch_sources(const float* at, const flo
   // EXERCISE 4.5 end
 }
 
-/// Step 2 over @p Semiring: the tile of C from @p at (A transposed, padded_k x padded_m) and
-/// @p bp (B, padded_k x padded_n), both padded with the identity, so only the stores into C check
-/// bounds. @p Layout is QuadGroups (the bug hunt passes another).
+/// Step 2 over @p Semiring: the tile of C from @p at and @p bp, padded with the identity, so only
+/// the stores into C check bounds. @p Layout is QuadGroups (the bug hunt passes another).
 template <class Semiring, class Layout = QuadGroups>
 __global__ void __launch_bounds__(kProductThreads, kProductMinBlocksPerSm)
     float4_product_kernel(const float* __restrict__ at, const float* __restrict__ bp,
@@ -254,7 +234,6 @@ __global__ void __launch_bounds__(kProductThreads, kProductMinBlocksPerSm)
   fill_identity<Semiring>(v);
   const BatchSources src = batch_sources(at, bp, padded_m, padded_n, row0, col0, slot);
   for (int k0 = 0; k0 < padded_k; k0 += kBatch) {
-    // One float4 of each panel per thread, through the read-only path (__ldg).
     const float4 a =
         __ldg(reinterpret_cast<const float4*>(src.a + static_cast<std::size_t>(k0) * padded_m));
     const float4 b =
@@ -268,13 +247,8 @@ __global__ void __launch_bounds__(kProductThreads, kProductMinBlocksPerSm)
   store_block<Layout>(c, m, n, row0, col0, tx, ty, v);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Step 3, prefetch: the solution
-// ---------------------------------------------------------------------------------------------
-
-/// Step 3 over @p Semiring, the chapter's solution: step 2 with the next batch's two float4
-/// loaded into registers right after this batch is stored, so they travel while the block
-/// multiplies instead of in front of the barrier.
+/// Step 3 over @p Semiring, the solution: step 2 with the next batch's float4s loaded into
+/// registers while this batch is multiplied, instead of in front of the barrier.
 template <class Semiring>
 __global__ void __launch_bounds__(kProductThreads, kProductMinBlocksPerSm)
     product_kernel(const float* __restrict__ at, const float* __restrict__ bp,
@@ -303,7 +277,7 @@ __global__ void __launch_bounds__(kProductThreads, kProductMinBlocksPerSm)
 }
 
 // ---------------------------------------------------------------------------------------------
-// conv2d: register-blocked strips
+// Convolutions: strips of outputs in registers
 // ---------------------------------------------------------------------------------------------
 
 /// Outputs per thread along a row: the strip that one thread keeps in registers.
@@ -312,6 +286,8 @@ inline constexpr int kStrip = 8;
 inline constexpr int kStripThreadsX = 4;
 /// Threads per conv2d block along y: one row of strips each.
 inline constexpr int kStripThreadsY = 64;
+/// Threads per conv2d block.
+inline constexpr int kConv2dThreads = kStripThreadsX * kStripThreadsY;
 
 /// The shared-memory layout of one conv2d block: the flipped mask, then the input tile.
 struct ConvTile {
@@ -327,15 +303,14 @@ struct ConvTile {
   }
 };
 
-/// The layout for a @p mask_rows x @p mask_cols mask and blocks of ThreadsX x ThreadsY threads
-/// with Strip outputs each. The tile pitch is 4 (mod 8) floats, so that the float4 window reads
-/// of one quarter-warp phase (4 lanes of one row, 4 of the next) cover 32 distinct banks.
-template <int Strip, int ThreadsX, int ThreadsY>
+/// The layout for a @p mask_rows x @p mask_cols mask. The tile pitch is 4 (mod 8) floats, so that
+/// the float4 window reads of one quarter-warp phase (4 lanes on one row, 4 on the next) cover
+/// 32 distinct banks.
 __host__ __device__ constexpr ConvTile conv_tile(int mask_rows, int mask_cols) {
   const int mask_pitch = (mask_cols + kQuad - 1) / kQuad * kQuad;
-  const int tile_cols = ThreadsX * Strip + mask_pitch;
+  const int tile_cols = kStripThreadsX * kStrip + mask_pitch;
   const int tile_pitch = tile_cols % 8 == 4 ? tile_cols : tile_cols + 4;
-  return {mask_pitch, ThreadsY + mask_rows - 1, tile_cols, tile_pitch};
+  return {mask_pitch, kStripThreadsY + mask_rows - 1, tile_cols, tile_pitch};
 }
 
 /// Exercise 4.7: copies the N floats at @p src (16-byte aligned) into the register array @p dst,
@@ -360,7 +335,7 @@ __device__ __forceinline__ void load_quads(const float* src, float (&dst)[N]) {
 /// registers.
 template <int K, int L, int Strip>
 __device__ __forceinline__ void accumulate_strip(const float* tile_at, int tile_pitch,
-                                                 const float* mask_s, int mask_pitch,
+                                                 const float* mask_tile, int mask_pitch,
                                                  float (&acc)[Strip]) {
   // EXERCISE 4.8 begin
   // For each mask row, which inputs do the Strip outputs need together, and
@@ -376,7 +351,7 @@ __device__ __forceinline__ void accumulate_strip(const float* tile_at, int tile_
 /// and one float4 of the mask per step.
 template <int Strip>
 __device__ __forceinline__ void accumulate_strip_any(const float* tile_at, int tile_pitch,
-                                                     const float* mask_s, int mask_rows,
+                                                     const float* mask_tile, int mask_rows,
                                                      int mask_pitch, float (&acc)[Strip]) {
   // EXERCISE 4.9 begin
   // As 4.8, but L is known only at run time, so no register array can hold a
@@ -386,84 +361,66 @@ __device__ __forceinline__ void accumulate_strip_any(const float* tile_at, int t
   // EXERCISE 4.9 end
 }
 
-/// conv2d with register strips: block (bx, by) computes the outputs of rows
-/// `by*ThreadsY + threadIdx.y`, columns `bx*ThreadsX*Strip + threadIdx.x*Strip + 0..Strip-1`.
-/// K, L > 0 fix the mask size at compile time; K = L = 0 is the generic path (@p mk x @p ml).
-/// Dynamic shared memory holds the flipped mask and the input tile (conv_tile()).
-template <int K, int L, int Strip, int ThreadsX, int ThreadsY>
-__global__ void __launch_bounds__(ThreadsX* ThreadsY)
+/// conv2d with register strips: thread (tx, ty) of block (bx, by) computes row `64*by + ty`,
+/// columns `32*bx + 8*tx + 0..7`. K, L > 0 fix the mask size at compile time; K = L = 0 is the
+/// generic path (@p mk x @p ml). The dynamic buffer holds the flipped mask and the input tile.
+template <int K, int L>
+__global__ void __launch_bounds__(kConv2dThreads)
     conv2d_kernel(const float* __restrict__ img, int h, int w, const float* __restrict__ mask,
                   int mk, int ml, float* __restrict__ out) {
-  static_assert(Strip % kQuad == 0, "the window is read as float4");
-  static_assert((ThreadsX * ThreadsY) % 32 == 0, "the tile is loaded a warp-wide row at a time");
-  constexpr int kThreads = ThreadsX * ThreadsY;
   constexpr int kWarp = 32;
-  extern __shared__ float4 shared_quads[];  // float4: 16-byte alignment for the window reads
-  float* shared = reinterpret_cast<float*>(shared_quads);
   const int mask_rows = K > 0 ? K : mk;
   const int mask_cols = L > 0 ? L : ml;
-  const ConvTile layout = conv_tile<Strip, ThreadsX, ThreadsY>(mask_rows, mask_cols);
-  float* mask_s = shared;                                // [mask_rows][mask_pitch]
-  float* tile = shared + mask_rows * layout.mask_pitch;  // [tile_rows][tile_pitch]
-
-  const int thread = threadIdx.y * ThreadsX + threadIdx.x;
-  // The mask, flipped: out[y][x] = sum mask_s[dy][dx] * img[y - K/2 + dy][x - L/2 + dx].
-  for (int e = thread; e < mask_rows * layout.mask_pitch; e += kThreads) {
-    const int dy = e / layout.mask_pitch;
-    const int dx = e % layout.mask_pitch;
-    mask_s[e] =
-        dx < mask_cols ? mask[(mask_rows - 1 - dy) * mask_cols + (mask_cols - 1 - dx)] : 0.0f;
+  const ConvTile layout = conv_tile(mask_rows, mask_cols);
+  extern __shared__ __align__(16) float shared_buffer[];        // sized by the launch
+  float* mask_tile = shared_buffer;                             // [mask_rows][mask_pitch]
+  float* tile = shared_buffer + mask_rows * layout.mask_pitch;  // [tile_rows][tile_pitch]
+  const int thread = threadIdx.y * kStripThreadsX + threadIdx.x;
+  // The mask, flipped: out[y][x] = sum of mask_tile[p][q] * img[y - K/2 + p][x - L/2 + q].
+  for (int i = thread; i < mask_rows * layout.mask_pitch; i += kConv2dThreads) {
+    const int p = i / layout.mask_pitch;
+    const int q = i % layout.mask_pitch;
+    mask_tile[i] =
+        q < mask_cols ? mask[(mask_rows - 1 - p) * mask_cols + (mask_cols - 1 - q)] : 0.0f;
   }
   // The input tile with its halo, zero outside the image; each warp loads 32 neighbouring floats.
-  const int y_base = blockIdx.y * ThreadsY;
-  const int x_base = blockIdx.x * ThreadsX * Strip;
-  const int row_origin = y_base - mask_rows / 2;
-  const int col_origin = x_base - mask_cols / 2;
-  for (int r = thread / kWarp; r < layout.tile_rows; r += kThreads / kWarp) {
-    const int gy = row_origin + r;
-    const bool row_inside = gy >= 0 && gy < h;
-    for (int col = thread % kWarp; col < layout.tile_cols; col += kWarp) {
-      const int gx = col_origin + col;
-      tile[r * layout.tile_pitch + col] =
-          (row_inside && gx >= 0 && gx < w) ? img[static_cast<std::size_t>(gy) * w + gx] : 0.0f;
+  const int block_y = blockIdx.y * kStripThreadsY;           // the block's first output row ...
+  const int block_x = blockIdx.x * kStripThreadsX * kStrip;  // ... and column
+  const int first_y = block_y - mask_rows / 2;               // image row of tile row 0
+  const int first_x = block_x - mask_cols / 2;               // image column of tile column 0
+  for (int r = thread / kWarp; r < layout.tile_rows; r += kConv2dThreads / kWarp) {
+    const int source_y = first_y + r;
+    for (int c = thread % kWarp; c < layout.tile_cols; c += kWarp) {
+      const int source_x = first_x + c;
+      const bool inside = source_y >= 0 && source_y < h && source_x >= 0 && source_x < w;
+      tile[r * layout.tile_pitch + c] =
+          inside ? img[static_cast<std::size_t>(source_y) * w + source_x] : 0.0f;
     }
   }
-  __syncthreads();  // the only barrier: every thread reaches it
-
-  float acc[Strip] = {};
-  const float* tile_at = tile + threadIdx.y * layout.tile_pitch + threadIdx.x * Strip;
-  if constexpr (K > 0) {
-    accumulate_strip<K, L, Strip>(tile_at, layout.tile_pitch, mask_s, layout.mask_pitch, acc);
-  } else {
-    accumulate_strip_any<Strip>(tile_at, layout.tile_pitch, mask_s, mask_rows, layout.mask_pitch,
-                                acc);
-  }
-  // Write-back: a float4 at a time where the row is aligned and the strip inside the image.
-  const int y = y_base + threadIdx.y;
-  const int x = x_base + threadIdx.x * Strip;
+  __syncthreads();  // the tile and the mask are complete before anyone reads them
+  float acc[kStrip] = {};
+  const float* tile_at = tile + threadIdx.y * layout.tile_pitch + threadIdx.x * kStrip;
+  if constexpr (K > 0)
+    accumulate_strip<K, L, kStrip>(tile_at, layout.tile_pitch, mask_tile, layout.mask_pitch, acc);
+  else
+    accumulate_strip_any(tile_at, layout.tile_pitch, mask_tile, mask_rows, layout.mask_pitch, acc);
+  // Write-back: float4s where the row is aligned and the whole strip inside the image (x <= w -
+  // kStrip: x + kStrip <= w would overflow near INT_MAX), one float at a time elsewhere.
+  const int y = block_y + threadIdx.y;
+  const int x = block_x + threadIdx.x * kStrip;
   if (y >= h)
     return;
   float* dst = out + static_cast<std::size_t>(y) * w + x;
-  const bool aligned =
-      w % kQuad == 0 && reinterpret_cast<std::uintptr_t>(out) % sizeof(float4) == 0;
-  if (aligned && x <= w - Strip) {  // not x + Strip <= w, which overflows near INT_MAX
+  const bool whole = x <= w - kStrip && w % kQuad == 0 &&
+                     reinterpret_cast<std::uintptr_t>(out) % sizeof(float4) == 0;
 #pragma unroll
-    for (int q = 0; q < Strip / kQuad; ++q) {
-      reinterpret_cast<float4*>(dst)[q] = make_float4(acc[q * kQuad + 0], acc[q * kQuad + 1],
-                                                      acc[q * kQuad + 2], acc[q * kQuad + 3]);
-    }
-  } else {
-#pragma unroll
-    for (int s = 0; s < Strip; ++s) {
-      if (x + s < w)
-        dst[s] = acc[s];
-    }
+  for (int s = 0; s < kStrip; ++s) {
+    if (whole && s % kQuad == 0)
+      *reinterpret_cast<float4*>(dst + s) = make_float4(acc[s], acc[s + 1], acc[s + 2], acc[s + 3]);
+    else if (!whole && x + s < w)
+      dst[s] = acc[s];
   }
 }
-
-// ---------------------------------------------------------------------------------------------
-// conv1d: register-blocked strips
-// ---------------------------------------------------------------------------------------------
 
 /// Threads of a conv1d block.
 inline constexpr int kConv1dThreads = 256;
@@ -510,10 +467,10 @@ __device__ __forceinline__ void accumulate_taps(const float* window_at, const fl
 __global__ void __launch_bounds__(kConv1dThreads)
     conv1d_kernel(const float* __restrict__ a, int n, const float* __restrict__ b, int m,
                   float* __restrict__ y) {
-  extern __shared__ float4 conv1d_quads[];  // float4: 16-byte alignment for the window reads
   const int tap_floats = round_up_to_quad(m);
-  float* taps = reinterpret_cast<float*>(conv1d_quads);  // tap_floats floats
-  float* segment = taps + tap_floats;                    // kConv1dRun + tap_floats floats
+  extern __shared__ __align__(16) float shared_buffer[];  // sized by the launch
+  float* taps = shared_buffer;                            // tap_floats floats from offset 0
+  float* segment = shared_buffer + tap_floats;            // kConv1dRun + tap_floats floats
   const long long first_output = static_cast<long long>(blockIdx.x) * kConv1dRun;
   const long long first = first_output - (m - 1);  // signal index of segment[0]
   for (int q = threadIdx.x; q < tap_floats; q += kConv1dThreads)

@@ -152,14 +152,13 @@ inline void minplus(const float* A, const float* B, float* C, int m, int n, int 
 // conv2d: launchers
 // ---------------------------------------------------------------------------------------------
 
-/// Launches conv2d_kernel<K, L, Strip, ThreadsX, ThreadsY> on @p s (K = L = 0: generic path),
-/// opting in to more than 48 KB of dynamic shared memory when the tile needs it.
-template <int K, int L, int Strip = kStrip, int ThreadsX = kStripThreadsX,
-          int ThreadsY = kStripThreadsY>
+/// Launches conv2d_kernel<K, L> on @p s (K = L = 0: the generic path), opting in to more than
+/// 48 KB of dynamic shared memory when the tile needs it.
+template <int K, int L>
 void launch_conv2d(const float* img, int h, int w, const float* mask, int mk, int ml, float* out,
                    cudaStream_t s) {
-  const auto kernel = conv2d_kernel<K, L, Strip, ThreadsX, ThreadsY>;
-  const std::size_t bytes = conv_tile<Strip, ThreadsX, ThreadsY>(mk, ml).shared_bytes(mk);
+  const auto kernel = conv2d_kernel<K, L>;
+  const std::size_t bytes = conv_tile(mk, ml).shared_bytes(mk);
   if (bytes > kDefaultSharedLimit) {
     int device = 0;
     int optin_limit = 0;
@@ -174,9 +173,9 @@ void launch_conv2d(const float* img, int h, int w, const float* mask, int mk, in
     COURSE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(bytes)));
   }
-  const dim3 block(ThreadsX, ThreadsY);
-  // The index space is one thread per strip: ceil(w / Strip) x h threads.
-  const dim3 grid = course::grid_2d(course::ceil_div(w, Strip), h, block);
+  const dim3 block(kStripThreadsX, kStripThreadsY);
+  // The index space is one thread per strip: ceil(w / kStrip) x h threads.
+  const dim3 grid = course::grid_2d(course::ceil_div(w, kStrip), h, block);
   kernel<<<grid, block, bytes, s>>>(img, h, w, mask, mk, ml, out);
   COURSE_CHECK_LAUNCH(kernel, grid, block, bytes, s);
 }

@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   };
   for (const ch04::StepName& step : ch04::kSteps)
     chapter.flags.variants.push_back(step.name);
+  chapter.flags.max_taps = ch04::kMaxTaps;
   // Chapter 3's best: the products and conv2d through its compiled kernels (--variant dispatch),
   // with its default launch choices; conv1d through its one kernel.
   chapter.previous = {course::with_choice(ch03::dispatch::matmul, ch03::kTiles[0]),
