@@ -1,5 +1,7 @@
 #include "course/report.hpp"
 
+#include "course/ceiling.hpp"
+
 #include <ostream>
 #include <sstream>
 
@@ -15,15 +17,9 @@ void fill_rate(RunResult& result, const DeviceInfo& device, const Workload& work
   result.flops = flops_per_run(workload);
   result.rate = work_per_run(workload) / seconds / rate_scale(workload.problem);
   result.rate_unit = rate_unit(workload.problem);
-  double peak = device.fp32_peak_flops();
-  result.peak_name = arithmetic == Arithmetic::tf32
-                         ? "FP32 peak (of the CUDA cores; TF32 runs on the tensor cores)"
-                         : "FP32 peak";
-  if (workload.problem == Problem::minplus) {
-    result.peak_name = "min-plus peak";
-    peak = device.minplus_peak_steps() * 2.0;  // in operations, to compare with flops
-  }
-  result.peak_percent = peak > 0 ? 100.0 * result.flops / seconds / peak : 0;
+  const Peak peak = arithmetic_peak(workload.problem, device, arithmetic);
+  result.peak_name = peak.name;
+  result.peak_percent = peak.flops > 0 ? 100.0 * result.flops / seconds / peak.flops : 0;
 }
 
 void print_report(std::ostream& out, const RunResult& result) {

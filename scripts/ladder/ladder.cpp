@@ -281,7 +281,7 @@ Row run_one(const course::ProblemInstance& instance, const Workload& workload,
   row.chapter = implementation.chapter;
   row.variant = implementation.variant;
   row.arithmetic = implementation.problems.arithmetic;
-  row.ceiling = ladder::ceiling(workload, device);
+  row.ceiling = course::ceiling(workload, device);
   try {
     row.result = course::measure(instance, implementation.problems, options, device, stream);
     row.result.chapter = implementation.chapter;
@@ -438,7 +438,7 @@ int run_ladder(const LadderOptions& options, const std::string& program) {
           row.chapter = implementation.chapter;
           row.variant = implementation.variant;
           row.arithmetic = implementation.problems.arithmetic;
-          row.ceiling = ladder::ceiling(workload, device);
+          row.ceiling = course::ceiling(workload, device);
           row.status = Status::error;
           row.message = setup_error.empty()
                             ? "not run: the CUDA context was lost after an earlier error"

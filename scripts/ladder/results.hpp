@@ -5,6 +5,7 @@
 
 #include "workloads.hpp"
 
+#include "course/ceiling.hpp"
 #include "course/report.hpp"
 
 #include <iosfwd>
@@ -51,7 +52,7 @@ struct Row {
   Status status = Status::error;  ///< PASS, FAIL or ERROR
   std::string message;       ///< the check's summary for FAIL, the error for ERROR; empty for PASS
   course::RunResult result;  ///< timing, rate, peak share, kernel resources, check
-  Ceiling ceiling;           ///< the workload's hardware ceiling on this device
+  course::Ceiling ceiling;   ///< the workload's hardware ceiling on this device
 
   // Ratios, filled by compute_ratios() for PASS rows; empty where unknown.
   std::optional<double> ceiling_percent;  ///< 100 x rate / ceiling rate

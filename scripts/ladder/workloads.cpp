@@ -24,8 +24,6 @@ constexpr int kQuickConv2dHeight = 131;
 constexpr int kQuickConv2dWidth = 97;
 constexpr int kQuickConv1dLength = 10007;
 
-constexpr double kFloatBytes = sizeof(float);
-
 // Powers of two from this one up are labelled 2^E (2^16 = 65536): "2^24" reads better than
 // "16777216".
 constexpr int kSmallestPowerLabel = 1 << 16;
@@ -76,49 +74,6 @@ std::string size_label(const course::Workload& w) {
       break;
   }
   return out.str();
-}
-
-double bytes_per_run(const course::Workload& w) {
-  double elements = 0;
-  switch (w.problem) {
-    case Problem::matmul:
-    case Problem::minplus:
-      elements = 1.0 * w.m * w.k + 1.0 * w.k * w.n + 1.0 * w.m * w.n;
-      break;
-    case Problem::conv2d:
-      elements = 2.0 * w.height * w.width + 1.0 * w.mask_rows * w.mask_cols;
-      break;
-    case Problem::conv1d:
-      elements = 2.0 * w.signal_length + 2.0 * w.taps - 1;
-      break;
-  }
-  return elements * kFloatBytes;
-}
-
-Ceiling ceiling(const course::Workload& workload, const course::DeviceInfo& device) {
-  Ceiling result;
-  const double work = course::work_per_run(workload) / course::rate_scale(workload.problem);
-  // The arithmetic peak in FP32 operations per second; a min-plus step (an add and a min) issues
-  // at half the FMA rate and counts two operations, like an FMA.
-  const bool minplus = workload.problem == Problem::minplus;
-  const double peak_flops = minplus ? 2.0 * device.minplus_peak_steps() : device.fp32_peak_flops();
-  const double flops = course::flops_per_run(workload);
-  if (peak_flops > 0 && flops > 0)
-    result.compute_rate = work / (flops / peak_flops);
-  const double bandwidth = device.memory_bandwidth();
-  if (bandwidth > 0)
-    result.memory_rate = work / (bytes_per_run(workload) / bandwidth);
-
-  const bool memory_tighter = result.memory_rate > 0 && (result.compute_rate == 0 ||
-                                                         result.memory_rate < result.compute_rate);
-  if (memory_tighter) {
-    result.rate = result.memory_rate;
-    result.name = "memory bound";
-  } else if (result.compute_rate > 0) {
-    result.rate = result.compute_rate;
-    result.name = minplus ? "min-plus peak" : "FP32 peak";
-  }
-  return result;
 }
 
 std::vector<course::Workload> default_workloads() {

@@ -1,11 +1,9 @@
 /// @file workloads.hpp
 /// @brief What the performance ladder runs: each problem at its benchmark sizes (course::Workload),
-/// a short label for each size, the memory traffic of one run, and the hardware ceiling it is
-/// measured against.
+/// a short label for each size, and the `--sizes` values that choose others.
 #pragma once
 
 #include "course/cli.hpp"
-#include "course/device_info.hpp"
 #include "course/problems.hpp"
 
 #include <string>
@@ -17,21 +15,6 @@ namespace ladder {
 /// A short label of the size, the same for every implementation of one workload, e.g. "4096"
 /// (square product), "300x200x100" (m x n x k), "8192x8192, 13x13 mask", "2^24, 127 taps".
 std::string size_label(const course::Workload& workload);
-
-/// Bytes that one run must move at the least: every input read once and the output written once.
-double bytes_per_run(const course::Workload& workload);
-
-/// The fastest rate the hardware allows for a workload, in the workload's rate unit.
-struct Ceiling {
-  double rate = 0;          ///< the tighter of the two bounds below; 0 if neither is known
-  std::string name;         ///< "FP32 peak", "min-plus peak" or "memory bound"
-  double compute_rate = 0;  ///< arithmetic bound: the FP32 (or min-plus) peak; 0 if unknown
-  double memory_rate = 0;   ///< bandwidth bound: bytes_per_run() at the memory bandwidth
-};
-
-/// The ceiling of @p workload on @p device: the arithmetic peak (FP32 FMA, or the min-plus step
-/// peak for minplus) or, where it is the tighter one, the memory-bandwidth bound.
-Ceiling ceiling(const course::Workload& workload, const course::DeviceInfo& device);
 
 /// Benchmark sizes (documented in usage()): matmul 1024, 2048, 4096, 8192; minplus 1024, 4096,
 /// 6300; conv2d 4096^2 and 8192^2 with a 13 x 13 mask; conv1d 2^24 samples with 127 taps.

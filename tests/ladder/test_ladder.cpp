@@ -55,7 +55,7 @@ Row make_row(const Workload& workload, const std::string& implementation, int ch
   row.result.rate =
       course::work_per_run(workload) / (median_ms * 1e-3) / course::rate_scale(workload.problem);
   row.result.rate_unit = course::rate_unit(workload.problem);
-  row.ceiling = ladder::ceiling(workload, round_device());
+  row.ceiling = course::ceiling(workload, round_device());
   if (status == Status::fail)
     row.message = "FAIL: 3 elements outside the tolerance";
   return row;
@@ -121,19 +121,19 @@ TEST_CASE("ceilings: the arithmetic peak or the memory bound, whichever is lower
   REQUIRE(device.fp32_peak_flops() == Approx(51.2e12));
   REQUIRE(device.memory_bandwidth() == Approx(1.024e12));
 
-  const ladder::Ceiling matmul = ladder::ceiling(kMatmul4096, device);
+  const course::Ceiling matmul = course::ceiling(kMatmul4096, device);
   CHECK(matmul.name == "FP32 peak");
   CHECK(matmul.rate == Approx(51.2));  // TFLOP/s
 
-  const ladder::Ceiling minplus =
-      ladder::ceiling(course::product_workload(Problem::minplus, 4096, 4096, 4096), device);
+  const course::Ceiling minplus =
+      course::ceiling(course::product_workload(Problem::minplus, 4096, 4096, 4096), device);
   CHECK(minplus.name == "min-plus peak");
   CHECK(minplus.rate == Approx(12.8));  // Tstep/s: half the FMA rate
 
   // conv2d with a 13 x 13 mask: 338 FLOP per pixel, so 51.2e12 / 338 pixels/s from arithmetic;
   // 8 bytes per pixel at 1.024 TB/s gives 128 Gpixel/s from memory, which is tighter.
-  const ladder::Ceiling conv2d =
-      ladder::ceiling(course::conv2d_workload(8192, 8192, 13, 13), device);
+  const course::Ceiling conv2d =
+      course::ceiling(course::conv2d_workload(8192, 8192, 13, 13), device);
   CHECK(conv2d.compute_rate == Approx(51.2e12 / 338 / 1e9));
   CHECK(conv2d.memory_rate == Approx(128.0).epsilon(1e-4));
   CHECK(conv2d.name == "memory bound");
@@ -143,13 +143,18 @@ TEST_CASE("ceilings: the arithmetic peak or the memory bound, whichever is lower
   CHECK(matmul.memory_rate > 10 * matmul.compute_rate);
 
   // bytes: inputs read once and the output written once.
-  CHECK(ladder::bytes_per_run(kMatmul4096) == Approx(3.0 * 4096 * 4096 * 4));
-  CHECK(ladder::bytes_per_run(kConv1d) == Approx(4.0 * ((1 << 24) + 127 + (1 << 24) + 126)));
+  CHECK(course::bytes_per_run(kMatmul4096) == Approx(3.0 * 4096 * 4096 * 4));
+  CHECK(course::bytes_per_run(kConv1d) == Approx(4.0 * ((1 << 24) + 127 + (1 << 24) + 126)));
 
   course::DeviceInfo unknown = device;
   unknown.fp32_lanes = 0;
   unknown.memory_bus_bits = 0;
-  CHECK(ladder::ceiling(kMatmul4096, unknown).rate == 0);
+  CHECK(course::ceiling(kMatmul4096, unknown).rate == 0);
+
+  // The same peak as every executable's report: a TF32 run's is named as the CUDA cores' one.
+  CHECK(course::arithmetic_peak(Problem::matmul, device).flops == Approx(51.2e12));
+  CHECK(course::arithmetic_peak(Problem::matmul, device, course::Arithmetic::tf32)
+            .name.find("tensor cores") != std::string::npos);
 }
 
 TEST_CASE("ratios: speedup over the previous chapter, shares of cuBLAS and the best", "[ladder]") {

@@ -48,9 +48,8 @@ struct RunResult {
 inline constexpr const char* kFiguresNotReported = "not reported (the result failed its check)";
 
 /// Rate, peak share and unit of a run of @p workload: fills rate, rate_unit, flops, peak_percent
-/// and peak_name of @p result from the workload and the result's timing. A TF32 product runs on
-/// the tensor cores, which the FP32 peak of the CUDA cores does not bound: its share of that peak
-/// is kept as a comparison, and the peak's name says so, so that 200% does not read as an error.
+/// and peak_name of @p result from the workload and the result's timing, against the peak that
+/// course::arithmetic_peak() chooses (course/ceiling.hpp).
 void fill_rate(RunResult& result, const DeviceInfo& device, const Workload& workload,
                Arithmetic arithmetic = Arithmetic::fp32);
 

@@ -1,0 +1,41 @@
+/// @file ceiling.hpp
+/// @brief What a measured rate is compared with, chosen in one place: the arithmetic peak of a
+/// problem (the share of it that every report prints) and the hardware ceiling of a workload (the
+/// tighter of that peak and the memory-bandwidth bound, which the ladder prints beside each rate).
+#pragma once
+
+#include "course/device_info.hpp"
+#include "course/problems.hpp"
+
+#include <string>
+
+namespace course {
+
+/// The arithmetic peak a run is measured against.
+struct Peak {
+  double flops = 0;  ///< FP32 operations per second (a min-plus step counts two); 0 if unknown
+  std::string name;  ///< "FP32 peak", "min-plus peak", or the FP32 peak named for a TF32 run
+};
+
+/// The peak of @p problem on @p device: the min-plus step peak for minplus, the FP32 peak of the
+/// CUDA cores otherwise. A TF32 product runs on the tensor cores, which that peak does not bound:
+/// its name says so, so that a share above 100% does not read as an error.
+Peak arithmetic_peak(Problem problem, const DeviceInfo& device,
+                     Arithmetic arithmetic = Arithmetic::fp32);
+
+/// Bytes that one run must move at the least: every input read once and the output written once.
+double bytes_per_run(const Workload& workload);
+
+/// The fastest rate the hardware allows for a workload, in the workload's rate unit.
+struct Ceiling {
+  double rate = 0;          ///< the tighter of the two bounds below; 0 if neither is known
+  std::string name;         ///< "FP32 peak", "min-plus peak" or "memory bound"
+  double compute_rate = 0;  ///< arithmetic bound: at the arithmetic_peak(); 0 if unknown
+  double memory_rate = 0;   ///< bandwidth bound: bytes_per_run() at the memory bandwidth
+};
+
+/// The ceiling of @p workload on @p device: the arithmetic peak (FP32 FMA, or the min-plus step
+/// peak for minplus) or, where it is the tighter one, the memory-bandwidth bound.
+Ceiling ceiling(const Workload& workload, const DeviceInfo& device);
+
+}  // namespace course
