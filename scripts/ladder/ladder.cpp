@@ -18,6 +18,7 @@
 
 #include "course/cuda_check.hpp"
 #include "course/driver.hpp"
+#include "course/parse.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -47,6 +48,8 @@ constexpr int kDefaultTaps = 127;
 // The largest chapter number --chapters accepts; a chapter this build lacks is refused later, by
 // name.
 constexpr int kMaxChapter = 99;
+// The most warm-up or timed runs, as the chapters' executables take.
+constexpr long long kMaxRuns = 1000000;
 
 /// The ladder's command line.
 struct LadderOptions {
@@ -89,45 +92,13 @@ std::string usage(const std::string& program) {
   return out.str();
 }
 
-[[noreturn]] void bad_value(const std::string& flag, const std::string& value,
-                            const std::string& why) {
-  throw course::UsageError(flag + ": " + why + ", got \"" + value + "\"");
-}
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> parts;
-  std::string part;
-  std::istringstream in(text);
-  while (std::getline(in, part, ','))
-    parts.push_back(part);
-  return parts;
-}
-
-int parse_bounded(const std::string& flag, const std::string& text, int low, int high) {
-  const int value = ladder::parse_count(flag, text);
-  if (value < low || value > high)
-    bad_value(flag, text, "expected " + std::to_string(low) + " to " + std::to_string(high));
-  return value;
-}
-
-void parse_mask(const std::string& text, int& rows, int& cols) {
-  const std::size_t cross = text.find('x');
-  const std::string first = text.substr(0, cross);
-  const std::string second = cross == std::string::npos ? first : text.substr(cross + 1);
-  rows = parse_bounded("--mask", first, 1, course::kMaxMaskSide);
-  cols = parse_bounded("--mask", second, 1, course::kMaxMaskSide);
-  if (rows % 2 == 0 || cols % 2 == 0)
-    bad_value("--mask", text, "the mask sides must be odd");
-}
-
 LadderOptions parse_command_line(int argc, char** argv) {
   LadderOptions options;
   std::vector<std::string> size_specs;
   bool quick = false;
   bool warmup_given = false;
   bool reps_given = false;
-  int mask_rows = kDefaultMaskSide;
-  int mask_cols = kDefaultMaskSide;
+  course::MaskSides mask{kDefaultMaskSide, kDefaultMaskSide};
   int taps = kDefaultTaps;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
@@ -145,34 +116,23 @@ LadderOptions parse_command_line(int argc, char** argv) {
     if (flag == "--sizes") {
       size_specs.push_back(value);
     } else if (flag == "--mask") {
-      parse_mask(value, mask_rows, mask_cols);
+      mask = course::parse_mask_sides(flag, value);
     } else if (flag == "--taps") {
-      taps = ladder::parse_count(flag, value);
+      taps = course::parse_count(flag, value);
     } else if (flag == "--problem" || flag == "--problems") {
-      for (const std::string& name : split_list(value)) {
-        Problem problem = Problem::matmul;
-        if (!course::parse_problem(name, problem))
-          bad_value(flag, value, "expected matmul, minplus, conv2d or conv1d");
-        options.problems.push_back(problem);
-      }
+      options.problems = course::parse_problems(flag, value);
     } else if (flag == "--chapters") {
-      for (const std::string& number : split_list(value))
-        options.chapters.push_back(parse_bounded(flag, number, 1, kMaxChapter));
+      for (const std::string& number : course::split(value, ','))
+        options.chapters.push_back(
+            static_cast<int>(course::parse_whole_number(flag, number, 1, kMaxChapter)));
     } else if (flag == "--warmup") {
-      options.base.warmup = value == "0" ? 0 : ladder::parse_count(flag, value);
+      options.base.warmup = static_cast<int>(course::parse_whole_number(flag, value, 0, kMaxRuns));
       warmup_given = true;
     } else if (flag == "--reps") {
-      options.base.reps = ladder::parse_count(flag, value);
+      options.base.reps = static_cast<int>(course::parse_whole_number(flag, value, 1, kMaxRuns));
       reps_given = true;
     } else if (flag == "--seed") {
-      try {
-        std::size_t used = 0;
-        options.base.seed = std::stoull(value, &used);
-        if (used != value.size() || value.front() == '-')
-          throw std::invalid_argument("trailing characters");
-      } catch (const std::exception&) {
-        bad_value(flag, value, "expected a non-negative whole number");
-      }
+      options.base.seed = course::parse_seed(flag, value);
     } else if (flag == "--csv") {
       options.csv_path = value;
     } else if (flag == "--goals-csv") {
@@ -193,7 +153,7 @@ LadderOptions parse_command_line(int argc, char** argv) {
   if (!size_specs.empty()) {
     options.workloads.clear();
     for (const std::string& spec : size_specs) {
-      for (const Workload& workload : ladder::parse_sizes(spec, mask_rows, mask_cols, taps))
+      for (const Workload& workload : ladder::parse_sizes(spec, mask.rows, mask.cols, taps))
         options.workloads.push_back(workload);
     }
   }

@@ -1,7 +1,7 @@
 #include "workloads.hpp"
 
-#include <charconv>
-#include <climits>
+#include "course/parse.hpp"
+
 #include <sstream>
 
 namespace ladder {
@@ -36,21 +36,6 @@ std::string count_label(long long value) {
     return "2^" + std::to_string(exponent);
   }
   return std::to_string(value);
-}
-
-[[noreturn]] void fail(const std::string& flag, const std::string& value, const std::string& why) {
-  throw course::UsageError(flag + ": " + why + ", got \"" + value + "\"");
-}
-
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> parts;
-  std::string part;
-  std::istringstream in(text);
-  while (std::getline(in, part, separator))
-    parts.push_back(part);
-  if (!text.empty() && text.back() == separator)
-    parts.emplace_back();
-  return parts;
 }
 
 }  // namespace
@@ -101,50 +86,27 @@ std::vector<course::Workload> quick_workloads() {
   return workloads;
 }
 
-int parse_count(const std::string& flag, const std::string& text) {
-  const std::string expected = "expected a whole number from 1 to " + std::to_string(INT_MAX) +
-                               ", or 2^E with E from 0 to 30";
-  const std::size_t caret = text.find('^');
-  const bool power = caret != std::string::npos;
-  if (power && text.substr(0, caret) != "2")
-    fail(flag, text, expected);
-  const std::string digits = power ? text.substr(caret + 1) : text;
-  long long value = 0;
-  const char* first = digits.data();
-  const char* last = first + digits.size();
-  const auto [end, error] = std::from_chars(first, last, value);
-  if (digits.empty() || error != std::errc() || end != last)
-    fail(flag, text, expected);
-  if (power) {
-    if (value < 0 || value > 30)
-      fail(flag, text, expected);
-    value = 1LL << value;
-  }
-  if (value < 1 || value > INT_MAX)
-    fail(flag, text, expected);
-  return static_cast<int>(value);
-}
-
 std::vector<course::Workload> parse_sizes(const std::string& spec, int mask_rows, int mask_cols,
                                           int taps) {
   const std::string flag = "--sizes";
   const std::size_t equals = spec.find('=');
   if (equals == std::string::npos)
-    fail(flag, spec, "expected PROBLEM=SIZE[,SIZE...], e.g. matmul=1024,4096");
+    course::refuse_value(flag, spec, "expected PROBLEM=SIZE[,SIZE...], e.g. matmul=1024,4096");
   Problem problem = Problem::matmul;
   const std::string name = spec.substr(0, equals);
   if (!course::parse_problem(name, problem))
-    fail(flag, spec, "unknown problem \"" + name + "\" (matmul, minplus, conv2d or conv1d)");
+    course::refuse_value(flag, spec,
+                         "unknown problem \"" + name + "\" (matmul, minplus, conv2d or conv1d)");
   const std::string list = spec.substr(equals + 1);
   if (list.empty())
-    fail(flag, spec, "expected at least one size after '='");
+    course::refuse_value(flag, spec, "expected at least one size after '='");
 
   std::vector<course::Workload> workloads;
-  for (const std::string& size : split(list, ',')) {
-    const std::vector<std::string> sides = split(size, 'x');
+  for (const std::string& size : course::split(list, ',')) {
+    const std::vector<std::string> sides = course::split(size, 'x');
     std::vector<int> values;
     for (const std::string& side : sides)
-      values.push_back(parse_count(flag, side));
+      values.push_back(course::parse_count(flag, side));
     switch (problem) {
       case Problem::matmul:
       case Problem::minplus:
@@ -153,7 +115,7 @@ std::vector<course::Workload> parse_sizes(const std::string& spec, int mask_rows
         } else if (values.size() == 3) {
           workloads.push_back(course::product_workload(problem, values[0], values[1], values[2]));
         } else {
-          fail(flag, spec, "a product size is N or MxNxK");
+          course::refuse_value(flag, spec, "a product size is N or MxNxK");
         }
         break;
       case Problem::conv2d:
@@ -162,12 +124,12 @@ std::vector<course::Workload> parse_sizes(const std::string& spec, int mask_rows
         } else if (values.size() == 2) {
           workloads.push_back(course::conv2d_workload(values[0], values[1], mask_rows, mask_cols));
         } else {
-          fail(flag, spec, "an image size is N or HxW");
+          course::refuse_value(flag, spec, "an image size is N or HxW");
         }
         break;
       case Problem::conv1d:
         if (values.size() != 1)
-          fail(flag, spec, "a signal size is one number");
+          course::refuse_value(flag, spec, "a signal size is one number");
         workloads.push_back(course::conv1d_workload(values[0], taps));
         break;
     }

@@ -25,12 +25,9 @@ std::vector<course::Workload> quick_workloads();
 
 /// Parses one `--sizes` value, `PROBLEM=SIZE[,SIZE...]`: products take N (square) or MxNxK,
 /// conv2d takes N (square) or HxW (with the mask @p mask_rows x @p mask_cols), conv1d takes the
-/// signal length (with @p taps taps). Any number may be written 2^E. Throws course::UsageError.
+/// signal length (with @p taps taps). Any number may be written 2^E (course::parse_count()).
+/// Throws course::UsageError.
 std::vector<course::Workload> parse_sizes(const std::string& spec, int mask_rows, int mask_cols,
                                           int taps);
-
-/// Parses a positive size written as digits or as 2^E; @p flag names the flag in errors.
-/// Throws course::UsageError.
-int parse_count(const std::string& flag, const std::string& text);
 
 }  // namespace ladder

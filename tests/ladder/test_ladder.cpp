@@ -3,6 +3,7 @@
 #include "catch.hpp"
 #include "csv_fields.hpp"
 
+#include "course/parse.hpp"
 #include "results.hpp"
 #include "workloads.hpp"
 
@@ -78,13 +79,13 @@ TEST_CASE("size labels are short and tell workloads apart", "[ladder]") {
 }
 
 TEST_CASE("sizes on the command line are parsed strictly", "[ladder]") {
-  CHECK(ladder::parse_count("--sizes", "2^24") == (1 << 24));
-  CHECK(ladder::parse_count("--sizes", "1000") == 1000);
-  CHECK_THROWS_AS(ladder::parse_count("--sizes", "0"), course::UsageError);
-  CHECK_THROWS_AS(ladder::parse_count("--sizes", "2^31"), course::UsageError);
-  CHECK_THROWS_AS(ladder::parse_count("--sizes", "3^4"), course::UsageError);
-  CHECK_THROWS_AS(ladder::parse_count("--sizes", "12a"), course::UsageError);
-  CHECK_THROWS_AS(ladder::parse_count("--sizes", ""), course::UsageError);
+  CHECK(course::parse_count("--sizes", "2^24") == (1 << 24));
+  CHECK(course::parse_count("--sizes", "1000") == 1000);
+  CHECK_THROWS_AS(course::parse_count("--sizes", "0"), course::UsageError);
+  CHECK_THROWS_AS(course::parse_count("--sizes", "2^31"), course::UsageError);
+  CHECK_THROWS_AS(course::parse_count("--sizes", "3^4"), course::UsageError);
+  CHECK_THROWS_AS(course::parse_count("--sizes", "12a"), course::UsageError);
+  CHECK_THROWS_AS(course::parse_count("--sizes", ""), course::UsageError);
 
   const std::vector<Workload> products =
       ladder::parse_sizes("matmul=1024,300x200x100", 13, 13, 127);
@@ -104,6 +105,31 @@ TEST_CASE("sizes on the command line are parsed strictly", "[ladder]") {
   CHECK_THROWS_AS(ladder::parse_sizes("matmul=10x20", 13, 13, 127), course::UsageError);
   CHECK_THROWS_AS(ladder::parse_sizes("conv1d=10x20", 13, 13, 127), course::UsageError);
   CHECK_THROWS_AS(ladder::parse_sizes("matmul=1024,", 13, 13, 127), course::UsageError);
+}
+
+TEST_CASE("the ladder's other flags are parsed by the course's value parsers", "[ladder]") {
+  const course::MaskSides square = course::parse_mask_sides("--mask", "13");
+  CHECK((square.rows == 13 && square.cols == 13));
+  const course::MaskSides oblong = course::parse_mask_sides("--mask", "5x3");
+  CHECK((oblong.rows == 5 && oblong.cols == 3));
+  for (const char* bad : {"4", "65", "5x", "x5", "5x3x1", "0", ""})
+    CHECK_THROWS_AS(course::parse_mask_sides("--mask", bad), course::UsageError);
+  CHECK(course::parse_problems("--problem", "all").empty());
+  CHECK((course::parse_problems("--problem", "conv1d,matmul") ==
+         std::vector<Problem>{Problem::conv1d, Problem::matmul}));
+  for (const char* bad : {"gemm", "matmul,", ""})
+    CHECK_THROWS_AS(course::parse_problems("--problem", bad), course::UsageError);
+  CHECK(course::parse_whole_number("--chapters", "6", 1, 99) == 6);
+  CHECK_THROWS_AS(course::parse_whole_number("--chapters", "100", 1, 99), course::UsageError);
+  CHECK(course::parse_seed("--seed", "18446744073709551615") == UINT64_MAX);
+  CHECK_THROWS_AS(course::parse_seed("--seed", "-1"), course::UsageError);
+  try {
+    course::parse_count("--taps", "12a");
+    FAIL("12a was taken");
+  } catch (const course::UsageError& error) {
+    CHECK(std::string(error.what()).rfind("--taps: expected a whole number", 0) == 0);
+    CHECK(std::string(error.what()).find("got \"12a\"") != std::string::npos);
+  }
 }
 
 TEST_CASE("the default plan holds the benchmark sizes the goals are measured on", "[ladder]") {
