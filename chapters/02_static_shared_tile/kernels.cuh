@@ -119,10 +119,10 @@ __global__ void __launch_bounds__(kConvThreads)
   const int y = block_y + ty;
   // EXERCISE 2.4 begin: stage the input tile with its halo, and the mask, in shared memory
   // The block's outputs need more than their own inputs: a halo around them, as wide as the
-  // mask reaches. Copy all of it into tile, 0 where it falls outside the image (zero padding),
-  // with every thread of the block taking part (there are more inputs than threads), and copy
-  // the mask into mask_tile. Which tile entry holds which image element is yours to fix; the
-  // sum in exercise 2.5 reads it.
+  // mask reaches. Copy all of it into tile, laid out as its declaration says (first_y and
+  // first_x: the image row and column of tile[0][0]), 0 where it falls outside the image (zero
+  // padding), with every thread of the block taking part (there are more inputs than threads);
+  // and copy the mask into mask_tile.
   (void)tile;       // delete these two lines: they only keep the compiler from warning that the
   (void)mask_tile;  // arrays are never used
   // EXERCISE 2.4 end
@@ -155,8 +155,9 @@ __global__ void __launch_bounds__(kConv1dThreads)
   const long long i = first_output + t;
   // EXERCISE 2.6 begin: stage the segment with its halo, and the taps, in shared memory
   // Output i needs the taps and the Taps inputs that end at a[i]: for the whole block, its own
-  // inputs and a halo before them. Copy that segment of a into segment, 0 where an index falls
-  // outside the signal, every thread taking part, and the taps into mask_tile.
+  // inputs and a halo before them. Copy that segment of a into segment, laid out as its
+  // declaration says (first: the index in a of segment[0]), 0 where an index falls outside the
+  // signal, every thread taking part; and copy the taps into mask_tile.
   (void)segment;    // delete these two lines: they only keep the compiler from warning that
   (void)mask_tile;  // the arrays are never used
   // EXERCISE 2.6 end
