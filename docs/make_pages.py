@@ -378,20 +378,55 @@ class Site:
         return HTML_IMAGE.sub(raw_image, text)
 
     def transform(self, rel, lines, first_line=1):
-        """Rewrites the links of Markdown @p lines (already labelled) read from @p rel."""
-        result = []
+        """Rewrites the links of Markdown @p lines (already labelled) read from @p rel. A link or
+        image whose text wraps over several lines is joined into one line (Doxygen reads a link
+        on one line only), so the result may be shorter: its `origins` attribute gives the
+        source line of each line."""
+        result = Transformed()
         fence = None
-        for offset, text in enumerate(lines):
+        offset = 0
+        while offset < len(lines):
+            text = lines[offset]
+            number = first_line + offset
             fence, in_code = track_fence(fence, text)
+            offset += 1
             if not in_code:
+                text, joined = join_wrapped_link(text, lines[offset:])
+                offset += joined
                 try:
-                    text = self.rewrite_links(rel, text, f"{rel}:{first_line + offset}")
+                    text = self.rewrite_links(rel, text, f"{rel}:{number}")
                 except SiteError as error:
                     # Reported with every other broken link once all pages are written.
                     if str(error) not in self.errors:
                         self.errors.append(str(error))
             result.append(text)
+            result.origins.append(number)
         return result
+
+
+class Transformed(list):
+    """Lines of Markdown, with the source line of each in `origins`."""
+
+    def __init__(self):
+        super().__init__()
+        self.origins = []
+
+
+def join_wrapped_link(text, following, limit=8):
+    """@p text joined with as many of the @p following lines (at most @p limit) as a link or an
+    image that starts on it and wraps needs; returns the text and the number of lines joined.
+    Nothing is joined unless a link then spans the break."""
+    if text.count("[") <= text.count("]"):
+        return text, 0
+    candidate = text
+    for count, nxt in enumerate(following[:limit], start=1):
+        if not nxt.strip() or FENCE.match(nxt) or HEADING.match(nxt) or \
+                re.match(r"^\s*(?:[-*+]|\d+[.)]|\|)\s", nxt):
+            break
+        candidate = f"{candidate} {nxt.strip()}"
+        if any(m.start() < len(text) < m.end() for m in INLINE_LINK.finditer(candidate)):
+            return candidate, count
+    return text, 0
 
 
 def track_fence(fence, text):
@@ -511,8 +546,9 @@ def write_diff(site, old_rel, new_rel, name):
 
 def add_document(page, site, rel, lines, first_line=1):
     """Adds transformed Markdown lines of @p rel to @p page, keeping their origin."""
-    for offset, text in enumerate(site.transform(rel, lines, first_line)):
-        page.add(text, rel, first_line + offset)
+    transformed = site.transform(rel, lines, first_line)
+    for text, number in zip(transformed, transformed.origins):
+        page.add(text, rel, number)
 
 
 def split_title(lines):
@@ -569,11 +605,12 @@ def chapter_page(site, index):
         raise SiteError(f"{rel}:1: a lesson starts with '# Chapter {chapter.number}: title "
                         f"{{#{chapter.key}}}'")
     lines = site.transform(rel, lines)
+    origins = lines.origins
 
     diagrams = sorted((site.root / "docs/diagrams").glob(f"{chapter.key}_*.dot"))
     placed = set()
     body = []  # (text, source line or None)
-    for offset, text in enumerate(lines[title_index + 1:], start=title_index + 2):
+    for text, offset in zip(lines[title_index + 1:], origins[title_index + 1:]):
         marker = DIAGRAM_MARKER.match(text)
         if marker:
             name = marker.group(1)
@@ -639,7 +676,8 @@ def companion_page(site, index, rel, label):
         page.add(f"# Chapter {chapter.number}: {what} {{#{label}}}")
         title_index = -1
     transformed = site.transform(rel, lines)
-    for number, text in enumerate(transformed[:title_index + 1], start=1):
+    numbered = list(zip(transformed, transformed.origins))
+    for text, number in numbered[:title_index + 1]:
         page.add(text, rel, number)
     page.add("")
     page.add(back)
@@ -647,7 +685,7 @@ def companion_page(site, index, rel, label):
     if not any(text.strip() == "[TOC]" for text in transformed):
         page.add("[TOC]")
         page.add("")
-    for number, text in enumerate(transformed[title_index + 1:], start=title_index + 2):
+    for text, number in numbered[title_index + 1:]:
         page.add(text, rel, number)
     page.add("")
     page.add(back)
@@ -846,11 +884,12 @@ def pages_from_docs(site):
         if index is None:
             raise SiteError(f"{rel}:1: a page starts with '# Title {{#{path.stem}}}'")
         transformed = site.transform(rel, lines)
-        for number, text in enumerate(transformed[:index + 1], start=1):
+        numbered = list(zip(transformed, transformed.origins))
+        for text, number in numbered[:index + 1]:
             page.add(text, rel, number)
         page.add("")
         page.add(nav_box(['@ref index "&larr; Course map"']))
-        for number, text in enumerate(transformed[index + 1:], start=index + 2):
+        for text, number in numbered[index + 1:]:
             page.add(text, rel, number)
         pages.append(page)
     return pages

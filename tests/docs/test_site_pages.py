@@ -153,6 +153,24 @@ class MakePages(unittest.TestCase):
         self.assertIn("README.md:9: link to 'HINTS.md'", result.stderr)
         self.assertIn("README.md:11: link to 'APPENDIX.md#sweeps'", result.stderr)
 
+    def test_a_wrapped_image_or_link_is_joined_onto_one_line(self):
+        lesson = LESSON.replace("![One warp reads one row](figures/one.svg)",
+                                "![One warp reads\none row](figures/one.svg)\n\nThe [tools\npage]"
+                                "(../../docs/pages/tools.md) and\n`a[i` are two lines.")
+        lesson += "\nSee [the missing\npage](NOPE.md).\n"
+        write(self.chapter / "README.md", lesson)
+        result, out = self.make("student")
+        self.assertEqual(result.returncode, 1)
+        # The broken link is reported at the line it starts on, after the joined lines.
+        self.assertIn("README.md:20: link to 'NOPE.md'", result.stderr)
+        write(self.chapter / "README.md", lesson.replace("NOPE.md", "HINTS.md"))
+        result, out = self.make("student")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        page = self.page(out, "ch01.md")
+        self.assertIn("\n![One warp reads one row](chapters_01_first_idea_figures_one.svg)\n", page)
+        self.assertIn("\nThe [tools page](@ref tools) and\n`a[i` are two lines.\n", page)
+        self.assertIn("See [the missing page](@ref ch01_hints).", page)
+
     def test_a_full_stop_after_an_image_is_dropped(self):
         lesson = LESSON.replace("![One warp reads one row](figures/one.svg)",
                                 "As drawn here: ![One warp reads one row](figures/one.svg).")
