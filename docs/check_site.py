@@ -41,6 +41,11 @@ LEFTOVERS = [
     (re.compile(r"^\s*(?:```|~~~)", re.MULTILINE), "an unrendered code fence"),
     (re.compile(r"</?(?:tt|code|b|em)>"), "HTML tags shown as text"),
 ]
+# Checked in the text outside code (a page may show this syntax in a code span).
+PROSE_LEFTOVERS = [
+    (re.compile(r"!?\[[^\[\]]*\]\([^()\s]+\.(?:md|svg|png)(?:#[^()\s]*)?\)"),
+     "a Markdown link or image shown as text"),
+]
 
 
 class PageParser(HTMLParser):
@@ -51,8 +56,11 @@ class PageParser(HTMLParser):
         self.anchors = set()
         self.links = []  # (tag, url, line)
         self.text = []
+        self.prose = []  # the text outside code spans and code fragments
         self.images = []
         self._skip = 0
+        self._code = 0
+        self._fragment = 0  # depth of <div> inside a <div class="fragment">
 
     def handle_starttag(self, tag, attrs):
         attributes = dict(attrs)
@@ -66,6 +74,10 @@ class PageParser(HTMLParser):
                 self.images.append(attributes[wanted])
         if tag in ("script", "style"):
             self._skip += 1
+        if tag in ("code", "tt", "pre"):
+            self._code += 1
+        if tag == "div" and (self._fragment or "fragment" in (attributes.get("class") or "")):
+            self._fragment += 1
 
     def handle_startendtag(self, tag, attrs):
         self.handle_starttag(tag, attrs)
@@ -75,10 +87,16 @@ class PageParser(HTMLParser):
     def handle_endtag(self, tag):
         if tag in ("script", "style") and self._skip:
             self._skip -= 1
+        if tag in ("code", "tt", "pre") and self._code:
+            self._code -= 1
+        if tag == "div" and self._fragment:
+            self._fragment -= 1
 
     def handle_data(self, data):
         if not self._skip:
             self.text.append(data)
+            if not self._code and not self._fragment:
+                self.prose.append(data)
 
 
 class Site:
@@ -150,10 +168,12 @@ class Site:
                     continue
                 self.check_target(f"{self.rel(path)}:{line}", path, url)
             text = "".join(parsed.text)
-            for pattern, what in LEFTOVERS:
-                found = pattern.search(text)
+            prose = "".join(parsed.prose)
+            for pattern, what, where in [(p, w, text) for p, w in LEFTOVERS] + \
+                    [(p, w, prose) for p, w in PROSE_LEFTOVERS]:
+                found = pattern.search(where)
                 if found:
-                    snippet = text[max(0, found.start() - 30):found.end() + 30].replace("\n", " ")
+                    snippet = where[max(0, found.start() - 30):found.end() + 30].replace("\n", " ")
                     self.problem(self.rel(path), f"{what}: ...{snippet.strip()}...")
         for path in sorted(self.root.rglob("*.svg")):
             for url in SVG_LINK.findall(path.read_text(encoding="utf-8", errors="replace")):

@@ -250,6 +250,14 @@ class CheckSite(unittest.TestCase):
         self.write_chapter(self.chapter_body.replace('<a href="ch01_hints.html">hints</a>', ""))
         self.assert_fails("ch01.html: no link to ch01_hints.html")
 
+    def test_markdown_shown_as_text_fails_outside_code_only(self):
+        self.write_chapter(self.chapter_body + "<p>![Figure](figures/one.svg)</p>")
+        self.assert_fails("ch01.html: a Markdown link or image shown as text")
+        self.write_chapter(self.chapter_body + "<p><code>![Figure](figures/one.svg)</code></p>"
+                           '<div class="fragment"><div class="line">[a](b.md)</div></div>')
+        result = self.check()
+        self.assertEqual(result.returncode, 0, result.stderr)
+
     def test_an_appendix_must_be_linked(self):
         write(self.html / "ch01_appendix.html", html_page("appendix"))
         self.assert_fails("ch01.html: no link to ch01_appendix.html")
