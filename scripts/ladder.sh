@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The performance ladder in one command: builds the `ladder` executable if needed, runs every
 # chapter's solution and cuBLAS SGEMM at the benchmark sizes on the GPU, writes the results and
-# the plot, and prints the results table.
+# the plot, and prints the results table with the goals (scripts/results_table.py renders it, as it
+# does the README's and the site's).
 #
 # By default everything goes into the build folder and nothing tracked changes:
 #   build/results/ladder.csv         one line per run: rates, ratios, resources, PASS/FAIL
@@ -18,7 +19,6 @@
 #                       results with --update-readme)
 #   --update-readme     record the run: write results/ and regenerate the README's table
 #   --readme FILE       the README that --update-readme regenerates (default: README.md)
-#   --no-readme         leave the README alone (the default; kept for older command lines)
 #   --no-plot           do not draw the plot
 #   --from-csv FILE     run nothing: take the results from FILE (and the goals CSV beside it,
 #                       FILE with _goals before .csv), e.g. brought back from a GPU machine
@@ -61,7 +61,6 @@ while [ $# -gt 0 ]; do
     --build-dir) build_dir=$(from_caller "${2:?--build-dir needs a folder}"); shift 2 ;;
     --results) results_dir=$(from_caller "${2:?--results needs a folder}"); shift 2 ;;
     --readme) readme=$(from_caller "${2:?--readme needs a file}"); shift 2 ;;
-    --no-readme) update_readme=no; shift ;;
     --update-readme) update_readme=yes; shift ;;
     --no-plot) plot=no; shift ;;
     --from-csv) from_csv=$(from_caller "${2:?--from-csv needs a file}"); shift 2 ;;
@@ -175,7 +174,7 @@ if table_python=$(find_python ""); then
   # A run's table is kept beside its CSV; a recorded run's is the README's.
   out_args=(--out "$stem.md")
   [ "$update_readme" = yes ] && out_args=()
-  say "results table:"
+  printf '\n'
   if ! "$table_python" scripts/update_results_table.py "$csv" "${goals_args[@]}" \
     "${image_args[@]}" "${out_args[@]}" --print; then
     [ "$status" -ne 0 ] || status=1
@@ -185,7 +184,8 @@ if table_python=$(find_python ""); then
     [ "$status" -ne 0 ] || status=1
   fi
 else
-  printf 'note: no Python 3 found, so the results table is not written (the ladder printed its summary)\n' >&2
+  printf 'note: no Python 3 found to print the table: the results are in %s and %s\n' \
+    "$csv" "$goals_csv" >&2
   if [ "$update_readme" = yes ]; then
     printf 'error: --update-readme needs Python 3\n' >&2
     [ "$status" -ne 0 ] || status=1

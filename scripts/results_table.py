@@ -1,9 +1,11 @@
 """The results table of the performance ladder, written once for every place that shows it.
 
 scripts/update_results_table.py puts it into the README (between `<!-- ladder:begin -->` and
-`<!-- ladder:end -->`) and into the build folder; docs/make_pages.py puts it on the site's results
-page. Both read the ladder's CSV (scripts/ladder/results.hpp writes it) through this module, so the
-two can never show different tables for the same measurements.
+`<!-- ladder:end -->`), into the build folder and on the console (scripts/ladder.sh prints it after
+a run); docs/make_pages.py puts it on the site's results page. All of them read the ladder's CSV
+files (scripts/ladder/results.hpp writes them: the runs, and the goals met or missed) through this
+module, and the Markdown and the console text are two layouts of the same cells, so no two places
+can show different figures for the same measurements.
 
 Only runs that passed their check are results: a run marked FAIL or ERROR shows its status instead
 of a rate, is listed below the table, and is never the reference of a speedup or of a share of
@@ -17,7 +19,8 @@ import csv
 # Columns read from the ladder's CSV.
 REQUIRED_COLUMNS = (
     "device", "date", "problem", "sizes", "chapter", "implementation", "status", "runs", "rate",
-    "rate_unit", "speedup", "cublas_percent", "ceiling_rate", "ceiling_name", "ceiling_percent",
+    "rate_unit", "speedup", "cublas_percent", "cublas_reference", "ceiling_rate", "ceiling_name",
+    "ceiling_percent", "message",
 )
 
 PROBLEM_ORDER = ("matmul", "minplus", "conv2d", "conv1d")
@@ -32,7 +35,7 @@ class TableError(Exception):
 
 
 def format_rate(value):
-    """Three significant digits without an exponent, as the ladder prints rates."""
+    """Three significant digits without an exponent, as the ladder prints rates as it runs."""
     magnitude = abs(value)
     decimals = 0 if magnitude >= 100 else 1 if magnitude >= 10 else 2 if magnitude >= 1 else 3
     return f"{value:.{decimals}f}"
@@ -124,9 +127,8 @@ def best_chapter_text(group):
     best = max(passed, key=lambda r: float(r["rate"]))
     label = column_label(best)
     cublas = number(best["cublas_percent"])
-    # The baseline of the same arithmetic (cuBLAS TF32 for the tensor-core chapter); CSV files
-    # written before the TF32 baseline existed name none and mean cuBLAS.
-    reference = best.get("cublas_reference") or CUBLAS
+    # The baseline of the same arithmetic (cuBLAS TF32 for the tensor-core chapter).
+    reference = best["cublas_reference"]
     if cublas is not None and any(is_result(r) and r["implementation"] == reference for r in group):
         return f"{label}: {cublas:.0f}% of {reference}"
     ceiling = number(best["ceiling_percent"])
@@ -135,81 +137,140 @@ def best_chapter_text(group):
     return label
 
 
+def ceiling_text(group):
+    ceiling = next((r for r in group if r["ceiling_rate"]), None)
+    if ceiling is None:
+        return "-"
+    return (f"{format_rate(float(ceiling['ceiling_rate']))} {ceiling['rate_unit']} "
+            f"({ceiling['ceiling_name']})")
+
+
+def ordered_unique(values):
+    seen = []
+    for value in values:
+        if value not in seen:
+            seen.append(value)
+    return seen
+
+
+def columns_of(rows):
+    """The table's implementation columns for @p rows: each chapter's main kernels, then its
+    variant if any, in chapter order; then the baselines that ran."""
+    chapters = sorted({(chapter_number(r), variant_of(r), column_label(r))
+                       for r in rows if chapter_number(r) > 0})
+    baselines = [b for b in BASELINES if any(r["implementation"] == b for r in rows)]
+    return [label for _, _, label in chapters] + baselines
+
+
+def problem_lines(rows, problem, columns):
+    """One list of cells per size of @p problem, in the order the sizes ran: the size, a cell per
+    column of @p columns, the ceiling and the best chapter."""
+    lines = []
+    for size in ordered_unique(r["sizes"] for r in rows if r["problem"] == problem):
+        group = [r for r in rows if r["problem"] == problem and r["sizes"] == size]
+        cells = [size]
+        for label in columns:
+            match = [r for r in group if column_label(r) == label]
+            cells.append(render_cell(match[0], group) if match else "-")
+        lines.append(cells + [ceiling_text(group), best_chapter_text(group)])
+    return lines
+
+
+def problems_of(rows):
+    return [p for p in PROBLEM_ORDER if any(r["problem"] == p for r in rows)]
+
+
+def not_results(rows):
+    return [r for r in rows if not is_result(r)]
+
+
+def goal_value(goal):
+    """What a goal measured, as its unit reads ("1.66x", "84.0%"), or "" when not measured."""
+    measured = number(goal["measured"])
+    if measured is None:
+        return ""
+    return f"{measured:.2f}x" if goal["unit"] == "x" else f"{measured:.1f}%"
+
+
 def render_table(rows, goals=None, image=None):
     """The Markdown of the results table, with the goals and the plot (@p image, a link)."""
-    device = rows[0]["device"]
-    date = rows[0]["date"]
     runs = max((int(r["runs"]) for r in rows if r["runs"]), default=0)
-    # One column per implementation of a chapter: its main kernels, then its variant if any.
-    columns = sorted({(chapter_number(r), variant_of(r), column_label(r))
-                      for r in rows if chapter_number(r) > 0})
-    baselines = [b for b in BASELINES if any(r["implementation"] == b for r in rows)]
-    problems = [p for p in PROBLEM_ORDER if any(r["problem"] == p for r in rows)]
-
+    columns = columns_of(rows)
     lines = [
-        f"Measured on **{device}** on {date} with `scripts/ladder.sh`: for each kernel the median "
-        f"of {runs} timed runs, after a run checked against the CPU reference. Rates: matmul in "
-        "TFLOP/s, minplus in Tstep/s (a step is one add and one min), conv2d in Gpixel/s, conv1d "
-        "in Gsample/s; in brackets the speedup over the previous chapter. cuBLAS SGEMM runs in "
-        "pedantic FP32 (`CUBLAS_PEDANTIC_MATH`: TF32 off)"
+        f"Measured on **{rows[0]['device']}** on {rows[0]['date']} with `scripts/ladder.sh`: for "
+        f"each kernel the median of {runs} timed runs, after a run checked against the CPU "
+        "reference. Rates: matmul in TFLOP/s, minplus in Tstep/s (a step is one add and one min), "
+        "conv2d in Gpixel/s, conv1d in Gsample/s; in brackets the speedup over the previous "
+        "chapter. cuBLAS SGEMM runs in pedantic FP32 (`CUBLAS_PEDANTIC_MATH`: TF32 off)"
         + (", cuBLAS TF32 with `CUBLAS_TF32_TENSOR_OP_MATH` (the baseline of the tensor-core "
-           "chapter)" if CUBLAS_TF32 in baselines else "")
+           "chapter)" if CUBLAS_TF32 in columns else "")
         + ". The ceiling is the FP32 peak (for minplus the min-plus step peak) or, where it is "
         "lower, the memory-bandwidth bound.",
         "",
     ]
-    header = ["problem", "size"] + [label for _, _, label in columns]
-    header += baselines
-    header += ["ceiling", "best chapter"]
+    header = ["problem", "size"] + columns + ["ceiling", "best chapter"]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("| --- | --- | " + " | ".join("---:" for _ in header[2:-1]) + " | --- |")
-    for problem in problems:
-        sizes = []
-        for row in rows:
-            if row["problem"] == problem and row["sizes"] not in sizes:
-                sizes.append(row["sizes"])
-        for size in sizes:
-            group = [r for r in rows if r["problem"] == problem and r["sizes"] == size]
-            unit = group[0]["rate_unit"]
-            cells = [problem, size]
-            for _, _, label in columns:
-                match = [r for r in group if chapter_number(r) > 0 and column_label(r) == label]
-                cells.append(render_cell(match[0], group) if match else "-")
-            for baseline in baselines:
-                match = [r for r in group if r["implementation"] == baseline]
-                cells.append(render_cell(match[0], group) if match else "-")
-            ceiling = next((r for r in group if r["ceiling_rate"]), None)
-            cells.append(
-                f"{format_rate(float(ceiling['ceiling_rate']))} {unit} ({ceiling['ceiling_name']})"
-                if ceiling else "-")
-            cells.append(best_chapter_text(group))
-            lines.append("| " + " | ".join(cells) + " |")
+    for problem in problems_of(rows):
+        for cells in problem_lines(rows, problem, columns):
+            lines.append("| " + " | ".join([problem] + cells) + " |")
 
-    not_results = [r for r in rows if not is_result(r)]
-    if not_results:
+    if not_results(rows):
         lines.append("")
-        listed = ", ".join(
-            f"{r['problem']} {r['sizes']} {r['implementation']} ({r['status']})"
-            for r in not_results)
+        listed = ", ".join(f"{r['problem']} {r['sizes']} {r['implementation']} ({r['status']})"
+                           for r in not_results(rows))
         lines.append(f"Not results (failed their check or did not run): {listed}.")
 
     if goals:
-        lines.append("")
-        lines.append("Performance goals on this GPU:")
-        lines.append("")
+        lines += ["", "Performance goals on this GPU:", ""]
         for goal in goals:
-            measured = number(goal["measured"])
-            if measured is None:
-                value = ""
-            elif goal["unit"] == "x":
-                value = f" ({measured:.2f}x)"
-            else:
-                value = f" ({measured:.1f}%)"
             verdict = goal["verdict"]
             shown = f"**{verdict}**" if verdict in ("met", "missed") else verdict
-            lines.append(f"- {goal['goal']}: {shown}{value}")
+            value = goal_value(goal)
+            lines.append(f"- {goal['goal']}: {shown}" + (f" ({value})" if value else ""))
 
     if image:
         lines.append("")
         lines.append(f"![Rate per chapter for each problem, with cuBLAS and the ceilings]({image})")
     return "\n".join(lines)
+
+
+def aligned(table, left=(0,)):
+    """@p table (lists of cells) as fixed-width lines: the columns in @p left and the last one
+    left-aligned, the others right-aligned."""
+    widths = [max(len(line[c]) for line in table) for c in range(len(table[0]))]
+    text = []
+    for line in table:
+        cells = [cell.ljust(width) if c in left else cell.rjust(width)
+                 for c, (cell, width) in enumerate(zip(line[:-1], widths))]
+        text.append(("  " + "  ".join(cells + [line[-1]])).rstrip())
+    return text
+
+
+def render_text(rows, goals=None):
+    """The same table for a terminal: one block per problem with the columns that carry it, the
+    goals with their verdicts, and the runs that are not results with what went wrong."""
+    runs = max((int(r["runs"]) for r in rows if r["runs"]), default=0)
+    lines = [f"Measured on {rows[0]['device']} on {rows[0]['date']}: the median of {runs} timed "
+             "runs of each kernel, after a run checked against the CPU reference.", ""]
+    for problem in problems_of(rows):
+        group = [r for r in rows if r["problem"] == problem]
+        columns = columns_of(group)
+        lines.append(f"{problem} ({group[0]['rate_unit']}; in brackets the speedup over the "
+                     "previous chapter)")
+        lines += aligned([["size"] + columns + ["ceiling", "best chapter"]]
+                         + problem_lines(rows, problem, columns))
+        lines.append("")
+    if goals:
+        lines.append("Performance goals on this GPU:")
+        lines += aligned([[g["verdict"], g["goal"], goal_value(g)] for g in goals], left=(0, 1))
+        lines.append("")
+    if not_results(rows):
+        lines.append("Not results (left out of the table's figures and the plot):")
+        for r in not_results(rows):
+            says_status = r["message"].startswith(r["status"])
+            reason = r["message"] if says_status else f"{r['status']}: {r['message']}"
+            lines.append(f"  {r['problem']} {r['sizes']}, {r['implementation']}: "
+                         + reason.rstrip(": "))
+        lines.append("")
+    return "\n".join(lines).rstrip("\n")

@@ -3,8 +3,8 @@
 
 By default the table goes into the README between the lines `<!-- ladder:begin -->` and
 `<!-- ladder:end -->`; everything outside them is left as it is, and running it twice on the same
-CSV changes nothing the second time. `--print` prints the table instead, and `--out FILE` writes it
-to FILE; with either, the README is not touched.
+CSV changes nothing the second time. `--print` prints the same table laid out for a terminal
+instead, and `--out FILE` writes the Markdown to FILE; with either, the README is not touched.
 
     scripts/update_results_table.py results/ladder.csv --goals results/ladder_goals.csv \
         --image results/ladder.svg --readme README.md
@@ -45,7 +45,8 @@ def main(argv=None):
     parser.add_argument("--image", help="the plot to show below the table (a path from here; "
                         "the table links to it relative to the file it goes into)")
     parser.add_argument("--print", action="store_true", dest="print_only",
-                        help="print the table instead of updating the README")
+                        help="print the table, laid out for a terminal, instead of updating the "
+                        "README")
     parser.add_argument("--out", help="write the table to this file instead of updating the "
                         "README")
     parser.add_argument("--check", action="store_true",
@@ -64,7 +65,7 @@ def main(argv=None):
                     raise results_table.TableError(
                         f"cannot write {args.out}: {error.strerror}") from error
             if args.print_only:
-                print(results_table.render_table(rows, goals, args.image))
+                print(results_table.render_text(rows, goals))
             return 0
         image = image_link(args.image, args.readme) if args.image else None
         block = results_table.render_table(rows, goals, image)

@@ -4,9 +4,9 @@
 // chapter that carries the problem, and cuBLAS SGEMM for matmul, through the same measurement as
 // the chapters' executables (course::measure: a checked run on a poisoned output, warm-up runs,
 // timed runs, the median). Every result is checked against the CPU reference; a FAIL is marked
-// and left out of the tables and the plot. It ends with a table per problem, the course's
-// performance goals (met or missed), and optionally the CSV files that scripts/ladder.sh plots and
-// turns into the README's results table.
+// and left out of the tables and the plot. It prints each run as it ends and writes the CSV files
+// (the runs with their ratios; the course's performance goals, met or missed) from which
+// scripts/results_table.py renders the one table: on the console, in the README and on the site.
 //
 // Exit status (course::ExitStatus): 0 every run passed; 1 a result failed its check; 2 bad command
 // line; 3 no CUDA device; 4 a run could not be made (a CUDA error, a size the device refused).
@@ -66,8 +66,9 @@ std::string usage(const std::string& program) {
   std::ostringstream out;
   out << "Usage: " << program << " [options]\n"
       << "Runs every chapter's solution kernels and cuBLAS SGEMM (pedantic FP32, and with TF32\n"
-      << "tensor cores) on the same inputs, checks every result, and prints rates, ratios and the\n"
-      << "course's goals.\n\n"
+      << "tensor cores) on the same inputs, checks every result, prints each run's time and rate,\n"
+      << "and writes the rates, ratios and the course's goals (met or missed) to CSV files, which\n"
+      << "scripts/update_results_table.py prints as a table (scripts/ladder.sh does it all).\n\n"
       << "Default sizes: matmul 1024, 2048, 4096, 8192; minplus 1024, 4096, 6300; conv2d\n"
       << "4096x4096 and 8192x8192 with a 13x13 mask; conv1d 2^24 samples with 127 taps.\n\n"
       << "Options:\n"
@@ -434,10 +435,6 @@ int run_ladder(const LadderOptions& options, const std::string& program) {
     ladder::compute_ratios(rows);
     const std::vector<ladder::GoalResult> goals =
         ladder::evaluate_goals(ladder::performance_goals(), rows);
-    ladder::print_summary(std::cout, rows, goals);
-    if (any_matmul)
-      std::cout << ladder::kCublasMathNote << ".\n";
-
     if (!options.csv_path.empty()) {
       std::ostringstream csv;
       ladder::write_csv(csv, rows, device.name);
@@ -457,8 +454,15 @@ int run_ladder(const LadderOptions& options, const std::string& program) {
     };
     const auto failed = count(Status::fail);
     const auto errors = count(Status::error);
+    const auto met = std::count_if(goals.begin(), goals.end(),
+                                   [](const ladder::GoalResult& goal) { return goal.met(); });
     std::cout << "ladder: " << count(Status::pass) << " results, " << failed << " FAIL, " << errors
-              << " ERROR\n";
+              << " ERROR; goals: " << met << " of " << goals.size() << " met\n";
+    if (options.csv_path.empty()) {
+      std::cout << "For the table and the goals, run with --csv FILE --goals-csv GOALS and then\n"
+                << "  scripts/update_results_table.py FILE --goals GOALS --print\n"
+                << "(scripts/ladder.sh does both).\n";
+    }
     if (failed > 0) {
       status = course::kExitCheckFailed;
     } else if (errors > 0) {

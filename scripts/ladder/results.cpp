@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <ostream>
 #include <sstream>
 
@@ -60,42 +59,8 @@ std::optional<double> ratio(double numerator, double denominator, double scale =
   return scale * numerator / denominator;
 }
 
-// A fixed-width text table: the first column left-aligned, the others right-aligned.
-std::string render_table(const std::vector<std::vector<std::string>>& cells,
-                         const std::string& indent) {
-  std::vector<std::size_t> widths;
-  for (const auto& line : cells) {
-    if (widths.size() < line.size())
-      widths.resize(line.size(), 0);
-    for (std::size_t c = 0; c < line.size(); ++c)
-      widths[c] = std::max(widths[c], line[c].size());
-  }
-  std::ostringstream out;
-  for (const auto& line : cells) {
-    std::string text = indent;
-    for (std::size_t c = 0; c < line.size(); ++c) {
-      const std::string padding(widths[c] - line[c].size(), ' ');
-      text += c == 0 ? line[c] + padding : "  " + padding + line[c];
-    }
-    while (!text.empty() && text.back() == ' ')
-      text.pop_back();
-    out << text << "\n";
-  }
-  return out.str();
-}
-
 std::string goal_unit(Goal::Kind kind) {
   return kind == Goal::Kind::speedup_over_chapter ? "x" : "%";
-}
-
-std::string format_goal_value(double value, Goal::Kind kind) {
-  char text[32];
-  if (kind == Goal::Kind::speedup_over_chapter) {
-    std::snprintf(text, sizeof text, "%.2fx", value);
-  } else {
-    std::snprintf(text, sizeof text, "%.1f%%", value);
-  }
-  return text;
 }
 
 }  // namespace
@@ -306,131 +271,6 @@ std::string format_rate(double value) {
   const int decimals = magnitude >= 100 ? 0 : magnitude >= 10 ? 1 : magnitude >= 1 ? 2 : 3;
   std::snprintf(text, sizeof text, "%.*f", decimals, value);
   return text;
-}
-
-void print_summary(std::ostream& out, const std::vector<Row>& rows,
-                   const std::vector<GoalResult>& goals) {
-  for (Problem problem : course::kAllProblems) {
-    // Implementations in order of first appearance (chapters, then the baseline) and workloads
-    // in the order they ran.
-    std::vector<std::string> implementations;
-    std::vector<course::Workload> workloads;
-    for (const Row& row : rows) {
-      if (row.workload.problem != problem)
-        continue;
-      if (std::find(implementations.begin(), implementations.end(), row.implementation) ==
-          implementations.end()) {
-        implementations.push_back(row.implementation);
-      }
-      const bool known = std::any_of(workloads.begin(), workloads.end(),
-                                     [&](const course::Workload& w) { return w == row.workload; });
-      if (!known)
-        workloads.push_back(row.workload);
-    }
-    if (workloads.empty())
-      continue;
-    std::stable_partition(implementations.begin(), implementations.end(),
-                          [](const std::string& label) {
-                            return label != kCublasLabel && label != kCublasTf32Label;
-                          });
-
-    std::vector<std::vector<std::string>> cells;
-    std::vector<std::string> header = {"size"};
-    header.insert(header.end(), implementations.begin(), implementations.end());
-    header.push_back("ceiling");
-    header.push_back("best chapter");
-    cells.push_back(header);
-    for (const course::Workload& workload : workloads) {
-      std::vector<std::string> line = {size_label(workload)};
-      const Row* best = nullptr;
-      std::string ceiling;
-      for (const std::string& implementation : implementations) {
-        const Row* row = find_row(rows, workload, implementation);
-        if (row == nullptr) {
-          line.push_back("-");
-          continue;
-        }
-        if (row->ceiling.rate > 0)
-          ceiling = format_rate(row->ceiling.rate) + " (" + row->ceiling.name + ")";
-        if (!row->passed()) {
-          line.push_back(status_name(row->status));
-          continue;
-        }
-        std::string cell = format_rate(row->result.rate);
-        if (row->speedup) {
-          char speedup[32];
-          std::snprintf(speedup, sizeof speedup, " (%.2fx)", *row->speedup);
-          cell += speedup;
-        }
-        line.push_back(cell);
-        if (row->chapter > 0 && (best == nullptr || row->result.rate > best->result.rate))
-          best = row;
-      }
-      line.push_back(ceiling.empty() ? "-" : ceiling);
-      std::string best_text = "-";
-      if (best != nullptr) {
-        char text[96];
-        if (best->cublas_percent) {
-          std::snprintf(text, sizeof text, "%s, %.0f%% of %s", best->implementation.c_str(),
-                        *best->cublas_percent, cublas_label(best->arithmetic));
-        } else if (best->ceiling_percent) {
-          std::snprintf(text, sizeof text, "%s, %.0f%% of %s", best->implementation.c_str(),
-                        *best->ceiling_percent, best->ceiling.name.c_str());
-        } else {
-          std::snprintf(text, sizeof text, "%s", best->implementation.c_str());
-        }
-        best_text = text;
-      }
-      line.push_back(best_text);
-      cells.push_back(line);
-    }
-    out << course::problem_name(problem) << " (" << course::rate_unit(problem)
-        << "; in brackets the speedup over the previous chapter)\n"
-        << render_table(cells, "  ") << "\n";
-  }
-
-  if (!goals.empty()) {
-    out << "Performance goals (on an H100 or H200)\n";
-    std::vector<std::vector<std::string>> cells;
-    for (const GoalResult& result : goals) {
-      cells.push_back({result.verdict(), result.goal.description,
-                       result.measured
-                           ? "measured " + format_goal_value(*result.measured, result.goal.kind)
-                           : std::string()});
-    }
-    // Left-align the description too: pad it by hand and join.
-    std::size_t verdict_width = 0;
-    std::size_t description_width = 0;
-    for (const auto& line : cells) {
-      verdict_width = std::max(verdict_width, line[0].size());
-      description_width = std::max(description_width, line[1].size());
-    }
-    for (const auto& line : cells) {
-      std::string text =
-          "  " + line[0] + std::string(verdict_width - line[0].size(), ' ') + "  " + line[1];
-      if (!line[2].empty())
-        text += std::string(description_width - line[1].size(), ' ') + "  " + line[2];
-      out << text << "\n";
-    }
-    out << "\n";
-  }
-
-  bool heading = false;
-  for (const Row& row : rows) {
-    if (row.passed())
-      continue;
-    if (!heading) {
-      out << "Not results (left out of the tables, the CSV's figures and the plot)\n";
-      heading = true;
-    }
-    const std::string status = status_name(row.status);
-    const bool says_status = row.message.compare(0, status.size(), status) == 0;
-    out << "  " << course::problem_name(row.workload.problem) << " " << size_label(row.workload)
-        << ", " << row.implementation << ": " << (says_status ? "" : status + ": ") << row.message
-        << "\n";
-  }
-  if (heading)
-    out << "\n";
 }
 
 }  // namespace ladder

@@ -1,6 +1,7 @@
 /// @file results.hpp
 /// @brief The ladder's results: one row per implementation and workload, the ratios between rows,
-/// the course's performance goals, the CSV files, and the summary printed at the end of a run.
+/// the course's performance goals met or missed, and the two CSV files that hold them
+/// (scripts/results_table.py renders them as the console table, the README's and the site's).
 #pragma once
 
 #include "workloads.hpp"
@@ -132,13 +133,8 @@ std::vector<GoalResult> evaluate_goals(const std::vector<Goal>& goals,
 /// Writes the goals as CSV: goal, target, measured, unit, verdict.
 void write_goals_csv(std::ostream& out, const std::vector<GoalResult>& goals);
 
-/// Prints, for each problem, a table of rates by size and implementation (with the speedup over
-/// the previous chapter and the best chapter's share of cuBLAS or of the ceiling), then the
-/// goals with met / missed, then the runs that are not results (FAIL, ERROR).
-void print_summary(std::ostream& out, const std::vector<Row>& rows,
-                   const std::vector<GoalResult>& goals);
-
-/// A rate as the tables print it: three significant digits, no exponent ("41.2", "0.853", "203").
+/// A rate as the ladder prints it while it runs (and as scripts/results_table.py renders the
+/// tables): three significant digits, no exponent ("41.2", "0.853", "203").
 std::string format_rate(double value);
 
 }  // namespace ladder

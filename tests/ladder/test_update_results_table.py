@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Tests of scripts/update_results_table.py and the table writer it shares with the site
 (scripts/results_table.py) on the committed sample CSV: the table goes between the markers and
-nowhere else, a second run changes nothing, missing markers are an error, --print and --out leave
-the README alone, and runs that failed their check are not shown as results, nor used as the
-reference of a speedup or of a share of cuBLAS, whatever numbers their CSV lines hold.
+nowhere else, a second run changes nothing, missing markers are an error, --print (the same cells
+laid out for a terminal, with the goals) and --out leave the README alone, and runs that failed
+their check are not shown as results, nor used as the reference of a speedup or of a share of
+cuBLAS, whatever numbers their CSV lines hold.
 
     python3 tests/ladder/test_update_results_table.py
 """
@@ -141,7 +142,7 @@ class UpdateResultsTableTest(unittest.TestCase):
         status, out, _ = run(SAMPLE_CSV, "--readme", self.readme, "--print", "--out", out_file,
                              "--image", image)
         self.assertEqual(status, 0)
-        self.assertIn("| matmul | 4096 | 4.60 | 9.40 (2.04x) |", out)
+        self.assertIn("\n  4096  4.60  9.40 (2.04x)  10.1 (1.07x)", out)  # laid out for a terminal
         self.assertEqual(self.read_readme(), README)
         with open(out_file, encoding="utf-8") as handle:
             written = handle.read()
@@ -211,6 +212,32 @@ class UpdateResultsTableTest(unittest.TestCase):
         self.assertEqual(cells[5], "FAIL")
         self.assertEqual(cells[6], "43.0")
         self.assertEqual(results_table.column_label(rows[0]), "ch 1")
+
+    def test_the_console_table_shows_the_same_cells(self):
+        # One block per problem with its unit and only the columns that carry it; the goals with
+        # their verdicts; the runs that are not results with what went wrong.
+        rows = self.rows_with({("matmul", "1024", "ch02"): {"status": "FAIL", "rate": "",
+                                                            "message": "FAIL: 3 elements"}})
+        goals = results_table.read_goals(SAMPLE_GOALS)
+        goals[0].update({"measured": "", "verdict": "not measured"})
+        text = results_table.render_text(rows, goals)
+        lines = text.splitlines()
+        self.assertIn("matmul (TFLOP/s; in brackets the speedup over the previous chapter)", lines)
+        header = lines[lines.index("conv1d (Gsample/s; in brackets the speedup over the previous "
+                                   "chapter)") + 1].split()
+        self.assertEqual(header, ["size", "ch", "1", "ch", "3", "ceiling", "best", "chapter"])
+        small = next(l for l in lines if l.startswith("  1024  3.90"))
+        self.assertEqual(small.split()[2], "FAIL")
+        self.assertIn("ch 4: 89% of cuBLAS", small)
+        markdown = results_table.render_table(rows, goals)
+        for cell in ("29.5 (3.60x)", "33.0", "66.9 TFLOP/s (FP32 peak)", "ch 4: 89% of cuBLAS"):
+            self.assertIn(f"| {cell} |", markdown)  # the same cells as the README's
+            self.assertIn(cell, small)
+        self.assertIn("  not measured  matmul 4096: chapter 2 at least 1.5x chapter 1", text)
+        self.assertRegex(text, r"\n  met +matmul 4096: chapter 4 at least 65% of cuBLAS +84\.0%")
+        self.assertIn("Not results", text)
+        self.assertIn("  matmul 1024, ch02: FAIL: 3 elements", lines)
+        self.assertIn("  minplus 1024, ch03: FAIL: 4096 sampled elements", text)
 
     def test_image_link_is_relative_to_the_readme(self):
         image = os.path.join(self.folder, "results", "ladder.svg")
