@@ -204,11 +204,7 @@ class Site:
 def is_figure(key, name):
     """Whether the image file @p name of the site is a figure of chapter @p key: make_pages.py
     names the copy of chapters/NN_slug/figures/NAME.svg chapters_NN_slug_figures_NAME.svg."""
-    if re.fullmatch(rf"chapters_{key[2:]}_[a-z0-9_]+?_figures_[^/]+\.svg", name):
-        return True
-    # Diagrams placed by a <!-- diagram: chNN_name --> marker (docs/diagrams), still accepted
-    # while lessons move to figures/.
-    return name.startswith(f"dot_{key}_")
+    return re.fullmatch(rf"chapters_{key[2:]}_[a-z0-9_]+?_figures_[^/]+\.svg", name) is not None
 
 
 def check_pages(site, edition, chapters):

@@ -49,7 +49,8 @@ INLINE_LINK = re.compile(
 REFERENCE_DEFINITION = re.compile(r"^([ ]{0,3}\[[^\]]+\]:[ \t]*)<?(\S+?)>?(\s.*)?$")
 HTML_IMAGE = re.compile(r"<img\s[^>]*?src=\"([^\"]+)\"[^>]*>", re.IGNORECASE)
 HTML_ALT = re.compile(r"alt=\"([^\"]*)\"", re.IGNORECASE)
-DIAGRAM_MARKER = re.compile(r"^\s*<!--\s*diagram:\s*([A-Za-z0-9_\-]+?)(?:\.dot)?\s*-->\s*$")
+# The marker with which lessons used to place a diagram of docs/diagrams; a figure is now an image.
+OLD_DIAGRAM_MARKER = re.compile(r"^\s*<!--\s*diagram:\s*([A-Za-z0-9_\-]+?)(?:\.dot)?\s*-->\s*$")
 IMAGE_THEN_PUNCTUATION = re.compile(r"(!\[[^\]]*\]\([^)\s]+\))\s*[.,;:]+\s*$")
 IMAGE_SUFFIXES = {".png", ".svg", ".jpg", ".jpeg", ".gif"}
 EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.\-]*:|//)", re.IGNORECASE)
@@ -443,7 +444,7 @@ def track_fence(fence, text):
 
 
 # --------------------------------------------------------------------------------------------
-# Navigation, diagrams and diffs
+# Navigation and diffs
 # --------------------------------------------------------------------------------------------
 
 
@@ -463,24 +464,6 @@ def chapter_nav(site, index):
         items.append(f'<span class="course-next">@ref {chapters[index + 1].key} '
                      f'"{chapters[index + 1].title} &rarr;"</span>')
     return nav_box(items)
-
-
-def dot_caption(path):
-    """The caption of a diagram: its `// caption:` comment lines, joined."""
-    parts = []
-    for text in path.read_text(encoding="utf-8").splitlines():
-        match = re.match(r"\s*//\s*caption:\s*(.*)", text, re.IGNORECASE)
-        if match:
-            parts.append(match.group(1).strip())
-        elif parts and re.match(r"\s*//\s+\S", text):
-            parts.append(text.strip()[2:].strip())
-        elif parts:
-            break
-    return " ".join(parts).replace('"', "'") or path.stem
-
-
-def diagram_lines(path):
-    return ["", f'@dotfile {path.name} "{dot_caption(path)}"', ""]
 
 
 class DiffStats:
@@ -607,35 +590,15 @@ def chapter_page(site, index):
     lines = site.transform(rel, lines)
     origins = lines.origins
 
-    diagrams = sorted((site.root / "docs/diagrams").glob(f"{chapter.key}_*.dot"))
-    placed = set()
-    body = []  # (text, source line or None)
+    body = []  # (text, source line)
     for text, offset in zip(lines[title_index + 1:], origins[title_index + 1:]):
-        marker = DIAGRAM_MARKER.match(text)
+        marker = OLD_DIAGRAM_MARKER.match(text)
         if marker:
-            name = marker.group(1)
-            matches = [d for d in diagrams if d.stem == name]
-            if not matches:
-                site.errors.append(f"{rel}:{offset}: no diagram docs/diagrams/{name}.dot")
-                continue
-            placed.add(matches[0])
-            body.extend((line, None) for line in diagram_lines(matches[0]))
+            site.errors.append(f"{rel}:{offset}: '<!-- diagram: {marker.group(1)} -->' shows "
+                               f"nothing: show the figure as ![caption](figures/NAME.svg), its "
+                               f"source figures/NAME.dot beside it (scripts/render_figures.py)")
             continue
         body.append((text, offset))
-    unplaced = [d for d in diagrams if d not in placed]
-    if unplaced:
-        # Diagrams without a marker go before the lesson's first section, after its introduction.
-        position = len(body)
-        fence = None
-        for number, (text, _) in enumerate(body):
-            fence, in_code = track_fence(fence, text)
-            if not in_code and re.match(r"^##[ \t]", text):
-                position = number
-                break
-        insert = []
-        for diagram in unplaced:
-            insert.extend((line, None) for line in diagram_lines(diagram))
-        body[position:position] = insert
 
     page = Page(f"{chapter.key}.md")
     for text in lines[:title_index + 1]:

@@ -8,8 +8,8 @@ and every path is shown relative to the repository. Any warning fails the run, a
 status from Doxygen (its configuration already says WARN_AS_ERROR = FAIL_ON_WARNINGS).
 
 The HTML output directory is emptied first, so pages of a chapter that no longer exists do not
-linger. Afterwards the chapters' diagrams are shown at their intended size, scaling down with the
-window. Only the Python standard library is used.
+linger. Afterwards the SVG images (the chapters' figures, the ladder's plot) are shown at their
+drawing's size, scaling down with the window. Only the Python standard library is used.
 """
 
 import argparse
@@ -17,19 +17,12 @@ import html
 import json
 import re
 import shutil
-import struct
 import subprocess
 import sys
 from pathlib import Path
 
 FAILED_MARKER = "DOXYGEN_FAILED.txt"
 MESSAGE = re.compile(r"^(?P<file>[^:\n]+?):(?P<line>\d+): (?P<text>.*)$")
-# The chapters' diagrams (docs/diagrams, \dotfile) are drawn as PNG at twice the screen's
-# resolution (dpi=192 in each .dot file), so that text and lines stay sharp and look the same in
-# every browser. Doxygen shows them at their full pixel size; they are shown at half of it and
-# scale down with a narrow window (course.css: img.course-diagram).
-DIAGRAM_IMAGE = re.compile(r'<img src="(dot_ch[0-9]{2}_[A-Za-z0-9_]+\.png)"[^>]*/>')
-DIAGRAM_SCALE = 2
 # Markdown images in SVG (the chapters' figures, the ladder's plot) become objects of their
 # natural size; as images they scale down too. An image is given the width its drawing has at
 # 1 pt per unit of its viewBox (Graphviz's figures set dpi=192, which makes their natural size
@@ -44,14 +37,6 @@ TAG = re.compile(r"<[^>]+>")
 # An image inside a sentence: Doxygen gives it an empty alt text and the caption as its title.
 INLINE_IMAGE = re.compile(r'<img src="([^"]+)" alt="" (style="[^"]*" class="inline") '
                           r'title="([^"]*)"/>')
-
-
-def png_width(path):
-    """The width in pixels of the PNG file at @p path (from its IHDR chunk)."""
-    header = path.read_bytes()[:24]
-    if header[:8] != b"\x89PNG\r\n\x1a\n":
-        raise ValueError(f"{path}: not a PNG file")
-    return struct.unpack(">I", header[16:20])[0]
 
 
 def svg_image(html_dir, match):
@@ -70,16 +55,11 @@ def svg_image(html_dir, match):
             f'alt="{html.escape(alt, quote=True)}"/>{match.group(2) or ""}')
 
 
-def scalable_diagrams(html_dir):
-    """Shows the chapters' diagrams at their intended size and the SVG images as images, both
-    scaling down with the page."""
+def scalable_images(html_dir):
+    """Shows the SVG images as images of their drawing's size, scaling down with the page."""
     for page in html_dir.glob("*.html"):
         text = page.read_text(encoding="utf-8")
-        new = DIAGRAM_IMAGE.sub(
-            lambda m: (f'<img class="course-diagram" src="{m.group(1)}" '
-                       f'width="{png_width(html_dir / m.group(1)) // DIAGRAM_SCALE}" '
-                       f'alt="diagram {m.group(1)[4:-4]}"/>'), text)
-        new = SVG_OBJECT.sub(lambda m: svg_image(html_dir, m), new)
+        new = SVG_OBJECT.sub(lambda m: svg_image(html_dir, m), text)
         new = INLINE_IMAGE.sub(
             lambda m: f'<img src="{m.group(1)}" alt="{m.group(3)}" {m.group(2)} '
                       f'title="{m.group(3)}"/>', new)
@@ -153,7 +133,7 @@ def main():
     for image in sorted(images.iterdir()) if images.is_dir() else []:
         if image.is_file() and not (args.html / image.name).exists():
             shutil.copyfile(image, args.html / image.name)
-    scalable_diagrams(args.html)
+    scalable_images(args.html)
     return 0
 
 

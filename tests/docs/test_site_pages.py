@@ -79,7 +79,8 @@ class MakePages(unittest.TestCase):
         self.tmp = Path(tempfile.mkdtemp(prefix="site-pages-"))
         self.repo = self.tmp / "repo"
         chapter = self.repo / "chapters" / "01_first_idea"
-        write(self.repo / "README.md", "# The course\n\nStart with [chapter 1](chapters/01_first_idea).\n")
+        write(self.repo / "README.md",
+              "# The course\n\nStart with [chapter 1](chapters/01_first_idea).\n")
         write(chapter / "README.md", LESSON)
         write(chapter / "APPENDIX.md", APPENDIX)
         write(chapter / "HINTS.md", HINTS)
@@ -170,6 +171,12 @@ class MakePages(unittest.TestCase):
         self.assertIn("\n![One warp reads one row](chapters_01_first_idea_figures_one.svg)\n", page)
         self.assertIn("\nThe [tools page](@ref tools) and\n`a[i` are two lines.\n", page)
         self.assertIn("See [the missing page](@ref ch01_hints).", page)
+
+    def test_an_old_diagram_marker_is_refused(self):
+        write(self.chapter / "README.md", LESSON + "\n<!-- diagram: ch01_one -->\n")
+        result, _ = self.make("student")
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("README.md:15: '<!-- diagram: ch01_one -->' shows nothing", result.stderr)
 
     def test_a_full_stop_after_an_image_is_dropped(self):
         lesson = LESSON.replace("![One warp reads one row](figures/one.svg)",
