@@ -14,12 +14,16 @@ cannot be read or has no passing results, 3 when matplotlib is missing.
 """
 
 import argparse
-import csv
 import math
 import os
 import sys
 
-PROBLEM_ORDER = ("matmul", "minplus", "conv2d", "conv1d")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+# The one reader of the ladder's CSV, with the table's rate format and labels.
+from results_table import (CUBLAS, CUBLAS_TF32, PROBLEM_ORDER, TableError,  # noqa: E402
+                           format_rate, is_result, ordered_unique, read_rows, variant_of)
+
 CHAPTER_TITLES = {
     1: "1\nglobal\nmemory",
     2: "2\nstatic\nshared tile",
@@ -34,8 +38,6 @@ PROBLEM_TITLES = {
     "conv2d": "conv2d",
     "conv1d": "conv1d",
 }
-CUBLAS = "cuBLAS"
-CUBLAS_TF32 = "cuBLAS TF32"
 # How each baseline is drawn: a horizontal line in the colour of its size.
 BASELINE_STYLES = {CUBLAS: ("--", "cuBLAS SGEMM, FP32"), CUBLAS_TF32: ("-.", "cuBLAS TF32")}
 # Rates that span more than this factor in one panel are drawn on a logarithmic axis, so that the
@@ -45,32 +47,6 @@ LOG_SPAN = 30.0
 HEADROOM = 0.12
 # How far right of its chapter a variant's point stands, so that both points show.
 VARIANT_OFFSET = 0.15
-
-
-def read_rows(path):
-    with open(path, newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        needed = {"device", "date", "problem", "sizes", "chapter", "implementation", "status",
-                  "rate", "rate_unit", "ceiling_rate", "ceiling_name"}
-        missing = needed - set(reader.fieldnames or [])
-        if missing:
-            names = ", ".join(sorted(missing))
-            raise ValueError(f"{path}: not a ladder CSV: missing columns {names}")
-        return list(reader)
-
-
-def format_rate(value):
-    magnitude = abs(value)
-    decimals = 0 if magnitude >= 100 else 1 if magnitude >= 10 else 2 if magnitude >= 1 else 3
-    return f"{value:.{decimals}f}"
-
-
-def ordered_unique(values):
-    seen = []
-    for value in values:
-        if value not in seen:
-            seen.append(value)
-    return seen
 
 
 def spread_labels(labels, gap):
@@ -83,19 +59,13 @@ def spread_labels(labels, gap):
     return placed
 
 
-def is_variant(row):
-    """Whether @p row measured a chapter's variant ("ch03 dispatch") rather than its main
-    kernels ("ch03") or the baseline."""
-    return bool(row["chapter"]) and " " in row["implementation"]
-
-
 def draw_panel(axes, problem, rows, colormap):
     """One problem: a line per size through the chapters, cuBLAS dashed, ceilings solid."""
     from matplotlib.lines import Line2D
 
     group = [r for r in rows if r["problem"] == problem]
     unit = group[0]["rate_unit"]
-    passed = [r for r in group if r["status"] == "PASS"]
+    passed = [r for r in group if is_result(r)]
     sizes = ordered_unique(r["sizes"] for r in group)
     chapters = sorted({int(r["chapter"]) for r in group if r["chapter"]})
     colours = {size: colormap(0.1 + 0.65 * i / max(1, len(sizes) - 1))
@@ -111,9 +81,9 @@ def draw_panel(axes, problem, rows, colormap):
         # A chapter that carries the problem but has no result here (FAIL, ERROR) leaves a gap,
         # so the line never suggests a result that was not measured.
         rates = {int(r["chapter"]): float(r["rate"])
-                 for r in passed if r["sizes"] == size and r["chapter"] and not is_variant(r)}
+                 for r in passed if r["sizes"] == size and r["chapter"] and not variant_of(r)}
         for row in passed:
-            if row["sizes"] == size and is_variant(row):
+            if row["sizes"] == size and variant_of(row):
                 rate = float(row["rate"])
                 axes.plot([int(row["chapter"]) + VARIANT_OFFSET], [rate], marker="D", markersize=7,
                           linestyle="none", markerfacecolor="none",
@@ -250,10 +220,10 @@ def main(argv=None):
         return 3
     try:
         rows = read_rows(args.csv)
-    except (OSError, ValueError) as error:
+    except TableError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    if not any(r["status"] == "PASS" for r in rows):
+    if not any(is_result(r) for r in rows):
         print(f"error: {args.csv}: no run passed its check; nothing to plot", file=sys.stderr)
         return 1
     directory = os.path.dirname(args.stem)

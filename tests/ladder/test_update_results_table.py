@@ -10,7 +10,6 @@ cuBLAS, whatever numbers their CSV lines hold.
 """
 
 import contextlib
-import csv
 import io
 import os
 import shutil
@@ -151,8 +150,7 @@ class UpdateResultsTableTest(unittest.TestCase):
 
     def rows_with(self, changes):
         """The sample's rows with @p changes: {(problem, sizes, implementation): {column: value}}."""
-        with open(SAMPLE_CSV, newline="", encoding="utf-8") as handle:
-            rows = list(csv.DictReader(handle))
+        rows = results_table.read_rows(SAMPLE_CSV)
         for row in rows:
             row.update(changes.get((row["problem"], row["sizes"], row["implementation"]), {}))
         return rows
