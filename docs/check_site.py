@@ -14,7 +14,8 @@ Fails (status 1, one line per problem) unless:
   first has its "what changed" page, and the full edition has each chapter's "exercises solved"
   page while the student edition has none, nor any page of a file in solutions/;
 - the results page shows the committed plot, or says that none is committed;
-- no page shows Doxygen or Markdown syntax that failed to render (`@ref`, a code fence);
+- no page shows Doxygen or Markdown syntax that failed to render (`@ref`, a code fence, a link or
+  an image as text);
 - every internal link, image, stylesheet, script, frame and object resolves to a file of the site,
   and every `#fragment` to an anchor of its page; this covers the tree view's and the search's
   JavaScript indexes too;
