@@ -67,7 +67,7 @@ inline constexpr int kStages = 3;
 inline constexpr int kQuad = 4;
 /// Floats between rows of a stage: kBatch + 4. The 4 extra floats move each row 4 banks further,
 /// so that 8 rows read together (a fragment's 8 values g, or ldmatrix's 8 rows) fall on
-/// different banks.
+/// different banks. Any multiple of kQuad works; try kBatch and count the conflicts.
 inline constexpr int kPitch = kBatch + kQuad;
 /// Floats of one stage: the A tile (kTileRows rows) and the B^T tile (kTileCols rows).
 inline constexpr int kStageFloats = (kTileRows + kTileCols) * kPitch;
@@ -84,7 +84,7 @@ static_assert(kTileRows * kQuadsPerRow % kProductThreads == 0 &&
                   kTileCols * kQuadsPerRow % kProductThreads == 0,
               "every thread copies the same number of float4s per stage");
 static_assert(kMmaTilesAcross % 2 == 0, "one ldmatrix.x4 loads the B fragments of two tiles");
-static_assert(kPitch % 32 == 4, "rows 4 banks apart: 8 rows read together hit different banks");
+static_assert(kPitch % kQuad == 0, "rows start 16-byte aligned, as cp.async and ldmatrix need");
 
 // ---------------------------------------------------------------------------------------------
 // Fragments: which lane holds which element
