@@ -2,16 +2,14 @@
 // default launch choice, and those of its "going further" variant, namespace chNN::dispatch (the
 // chapter at its best), when it has one.
 //
-// scripts/ladder/CMakeLists.txt compiles this file once per chapter whose solutions exist, with
-// that chapter's solutions/NN_slug/kernels.cuh as <kernels.cuh>, its namespace (ch01, ...) as
+// scripts/ladder/CMakeLists.txt compiles this file once per chapter, with that chapter's
+// solutions/NN_slug/kernels.cuh as <kernels.cuh>, its namespace (ch01, ...) as
 // COURSE_LADDER_NAMESPACE and its number as COURSE_LADDER_CHAPTER. Each copy adds its chapter to
 // ladder::available_chapters() when the program starts, so a chapter needs no source of its own.
 // The chapter's launchers live in chapters/NN_slug/launch.cuh, which the build names as
-// COURSE_LADDER_LAUNCH when the chapter has one; it comes after the kernels it launches.
+// COURSE_LADDER_LAUNCH; it comes after the kernels it launches.
 #include <kernels.cuh>
-#ifdef COURSE_LADDER_LAUNCH
 #include COURSE_LADDER_LAUNCH
-#endif
 
 #include "chapters.hpp"
 

@@ -23,8 +23,8 @@ struct ChapterSolutions {
 /// once for the chapter and once for each variant it has, when the program starts; returns true.
 bool add_chapter(const ChapterSolutions& chapter);
 
-/// The chapters whose `solutions/NN_slug/kernels.cuh` existed when the ladder was configured, in
-/// chapter order, each chapter's main kernels before its variants.
+/// The chapters of the course (each with its solutions/NN_slug/kernels.cuh), in chapter order,
+/// each chapter's main kernels before its variants.
 std::vector<ChapterSolutions> available_chapters();
 
 }  // namespace ladder

@@ -111,8 +111,13 @@ LadderOptions parse_command_line(int argc, char** argv) {
       quick = true;
       continue;
     }
+    const char* const takes_value[] = {"--sizes",    "--mask",     "--taps",     "--problem",
+                                       "--problems", "--chapters", "--warmup",   "--reps",
+                                       "--seed",     "--csv",      "--goals-csv"};
+    if (std::find(std::begin(takes_value), std::end(takes_value), flag) == std::end(takes_value))
+      throw course::UsageError("unknown flag \"" + flag + "\"");
     if (i + 1 >= argc)
-      throw course::UsageError(flag + ": unknown flag or missing value");
+      throw course::UsageError(flag + ": a value is required");
     const std::string value = argv[++i];
     if (flag == "--sizes") {
       size_specs.push_back(value);
@@ -136,10 +141,8 @@ LadderOptions parse_command_line(int argc, char** argv) {
       options.base.seed = course::parse_seed(flag, value);
     } else if (flag == "--csv") {
       options.csv_path = value;
-    } else if (flag == "--goals-csv") {
+    } else {  // --goals-csv
       options.goals_csv_path = value;
-    } else {
-      throw course::UsageError(flag + ": unknown flag");
     }
   }
   if (quick) {
@@ -279,13 +282,8 @@ std::string progress_prefix(std::size_t done, std::size_t total,
 }
 
 int run_ladder(const LadderOptions& options, const std::string& program) {
-  std::string reason;
-  if (!course::cuda_device_available(&reason)) {
-    print_no_device(program, reason);
-    return course::kExitNoDevice;
-  }
-
   std::vector<Implementation> implementations;
+  std::vector<int> built;
   for (const ladder::ChapterSolutions& chapter : ladder::available_chapters()) {
     const bool wanted =
         options.chapters.empty() || std::find(options.chapters.begin(), options.chapters.end(),
@@ -293,16 +291,20 @@ int run_ladder(const LadderOptions& options, const std::string& program) {
     if (wanted)
       implementations.push_back({ladder::implementation_label(chapter.number, chapter.variant),
                                  chapter.number, chapter.variant, chapter.problems});
+    if (chapter.variant.empty())
+      built.push_back(chapter.number);
   }
   for (int number : options.chapters) {
-    const bool built = std::any_of(implementations.begin(), implementations.end(),
-                                   [&](const Implementation& i) { return i.chapter == number; });
-    if (!built) {
-      std::cerr << "error: --chapters: chapter " << number
-                << " is not in this build (its solutions/ folder did not exist when it was "
-                   "configured)\n";
+    if (std::find(built.begin(), built.end(), number) == built.end()) {
+      std::cerr << "error: --chapters: there is no chapter " << number << " (this ladder has "
+                << course::join(built, ", ") << ")\n";
       return course::kExitUsage;
     }
+  }
+  std::string reason;
+  if (!course::cuda_device_available(&reason)) {
+    print_no_device(program, reason);
+    return course::kExitNoDevice;
   }
 
   std::vector<PlannedRun> plan;
