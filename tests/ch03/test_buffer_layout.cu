@@ -122,6 +122,30 @@ TEST_CASE("the dispatch compiles the default sizes of the main part", "[ch03][di
   CHECK(ch03::dispatch::compiled_conv2d_kernel(63) == nullptr);
 }
 
+TEST_CASE("the dispatch sends the offered tile widths to their compiled kernels",
+          "[ch03][dispatch]") {
+  using ch03::dispatch::compiled_product_kernel;
+  using course::MinPlus;
+  using course::PlusTimes;
+  const ch03::ProductKernel plain_matmul = ch03::product_kernel<PlusTimes>;
+  const ch03::ProductKernel plain_minplus = ch03::product_kernel<MinPlus>;
+  CHECK(compiled_product_kernel<PlusTimes>(32) == ch03::dispatch::product_kernel<PlusTimes, 32>);
+  CHECK(compiled_product_kernel<PlusTimes>(16) == ch03::dispatch::product_kernel<PlusTimes, 16>);
+  CHECK(compiled_product_kernel<PlusTimes>(8) == ch03::dispatch::product_kernel<PlusTimes, 8>);
+  CHECK(compiled_product_kernel<MinPlus>(32) == ch03::dispatch::product_kernel<MinPlus, 32>);
+  for (int tile : ch03::kTiles) {
+    INFO("tile " << tile);
+    CHECK(compiled_product_kernel<PlusTimes>(tile) != plain_matmul);
+    CHECK(compiled_product_kernel<MinPlus>(tile) != plain_minplus);
+  }
+  // Every other width runs the kernel of the main part.
+  for (int tile : {1, 4, 5, 12, 13, 24, 31}) {
+    INFO("tile " << tile);
+    CHECK(compiled_product_kernel<PlusTimes>(tile) == plain_matmul);
+    CHECK(compiled_product_kernel<MinPlus>(tile) == plain_minplus);
+  }
+}
+
 TEST_CASE("the launchers refuse sizes the kernels do not take, before touching the GPU",
           "[ch03][limits]") {
   using Product =
