@@ -4,6 +4,7 @@
 #include "csv_fields.hpp"
 
 #include "course/parse.hpp"
+#include "options.hpp"
 #include "results.hpp"
 #include "workloads.hpp"
 
@@ -130,6 +131,31 @@ TEST_CASE("the ladder's other flags are parsed by the course's value parsers", "
     CHECK(std::string(error.what()).rfind("--taps: expected a whole number", 0) == 0);
     CHECK(std::string(error.what()).find("got \"12a\"") != std::string::npos);
   }
+}
+
+TEST_CASE("the ladder's command line: quick runs, sizes, problems, refusals", "[ladder]") {
+  const auto parse = [](std::vector<const char*> arguments) {
+    arguments.insert(arguments.begin(), "ladder");
+    return ladder::parse_command_line(static_cast<int>(arguments.size()), arguments.data());
+  };
+  const ladder::Options quick = parse({"--quick", "--reps", "5"});
+  CHECK(quick.base.warmup == 1);  // the quick mode's, where none is given
+  CHECK(quick.base.reps == 5);
+  CHECK(quick.workloads == ladder::quick_workloads());
+  const ladder::Options sized =
+      parse({"--sizes", "conv2d=64x32", "--mask", "5x3", "--problem", "conv2d", "--csv", "a.csv"});
+  REQUIRE(sized.workloads.size() == 1);
+  CHECK((sized.workloads[0] == course::conv2d_workload(64, 32, 5, 3)));
+  CHECK(sized.csv_path == "a.csv");
+  CHECK(parse({"--problem", "conv1d"}).workloads.size() == 1);  // of the default sizes
+  CHECK(parse({"--chapters", "4,6"}).chapters == std::vector<int>{4, 6});
+  CHECK(parse({"--help"}).help);
+  for (std::vector<const char*> bad : {std::vector<const char*>{"--no-readme"},
+                                       {"--csv"},
+                                       {"--chapters", "4,"},
+                                       {"--warmup", "-1"},
+                                       {"--mask", "4"}})
+    CHECK_THROWS_AS(parse(bad), course::UsageError);
 }
 
 TEST_CASE("the default plan holds the benchmark sizes the goals are measured on", "[ladder]") {
