@@ -1,0 +1,94 @@
+// CPU tests of the performance ladder's command line (scripts/ladder/options.hpp) and of the
+// course's value parsers it uses (course/parse.hpp), which the chapters' executables share.
+#include "catch.hpp"
+
+#include "options.hpp"
+#include "workloads.hpp"
+
+#include "course/parse.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+using course::Problem;
+using course::Workload;
+
+TEST_CASE("sizes on the command line are parsed strictly", "[ladder]") {
+  CHECK(course::parse_count("--sizes", "2^24") == (1 << 24));
+  CHECK(course::parse_count("--sizes", "1000") == 1000);
+  CHECK_THROWS_AS(course::parse_count("--sizes", "0"), course::UsageError);
+  CHECK_THROWS_AS(course::parse_count("--sizes", "2^31"), course::UsageError);
+  CHECK_THROWS_AS(course::parse_count("--sizes", "3^4"), course::UsageError);
+  CHECK_THROWS_AS(course::parse_count("--sizes", "12a"), course::UsageError);
+  CHECK_THROWS_AS(course::parse_count("--sizes", ""), course::UsageError);
+
+  const std::vector<Workload> products =
+      ladder::parse_sizes("matmul=1024,300x200x100", 13, 13, 127);
+  REQUIRE(products.size() == 2);
+  CHECK((products[0] == course::product_workload(Problem::matmul, 1024, 1024, 1024)));
+  CHECK((products[1] == course::product_workload(Problem::matmul, 300, 200, 100)));
+  const std::vector<Workload> images = ladder::parse_sizes("conv2d=512x256", 5, 3, 127);
+  REQUIRE(images.size() == 1);
+  CHECK((images[0] == course::conv2d_workload(512, 256, 5, 3)));
+  const std::vector<Workload> signals = ladder::parse_sizes("conv1d=2^20", 13, 13, 31);
+  REQUIRE(signals.size() == 1);
+  CHECK((signals[0] == course::conv1d_workload(1 << 20, 31)));
+
+  CHECK_THROWS_AS(ladder::parse_sizes("matmul", 13, 13, 127), course::UsageError);
+  CHECK_THROWS_AS(ladder::parse_sizes("gemm=1024", 13, 13, 127), course::UsageError);
+  CHECK_THROWS_AS(ladder::parse_sizes("matmul=", 13, 13, 127), course::UsageError);
+  CHECK_THROWS_AS(ladder::parse_sizes("matmul=10x20", 13, 13, 127), course::UsageError);
+  CHECK_THROWS_AS(ladder::parse_sizes("conv1d=10x20", 13, 13, 127), course::UsageError);
+  CHECK_THROWS_AS(ladder::parse_sizes("matmul=1024,", 13, 13, 127), course::UsageError);
+}
+
+TEST_CASE("the ladder's other flags are parsed by the course's value parsers", "[ladder]") {
+  const course::MaskSides square = course::parse_mask_sides("--mask", "13");
+  CHECK((square.rows == 13 && square.cols == 13));
+  const course::MaskSides oblong = course::parse_mask_sides("--mask", "5x3");
+  CHECK((oblong.rows == 5 && oblong.cols == 3));
+  for (const char* bad : {"4", "65", "5x", "x5", "5x3x1", "0", ""})
+    CHECK_THROWS_AS(course::parse_mask_sides("--mask", bad), course::UsageError);
+  CHECK(course::parse_problems("--problem", "all").empty());
+  CHECK((course::parse_problems("--problem", "conv1d,matmul") ==
+         std::vector<Problem>{Problem::conv1d, Problem::matmul}));
+  for (const char* bad : {"gemm", "matmul,", ""})
+    CHECK_THROWS_AS(course::parse_problems("--problem", bad), course::UsageError);
+  CHECK(course::parse_whole_number("--chapters", "6", 1, 99) == 6);
+  CHECK_THROWS_AS(course::parse_whole_number("--chapters", "100", 1, 99), course::UsageError);
+  CHECK(course::parse_seed("--seed", "18446744073709551615") == UINT64_MAX);
+  CHECK_THROWS_AS(course::parse_seed("--seed", "-1"), course::UsageError);
+  try {
+    course::parse_count("--taps", "12a");
+    FAIL("12a was taken");
+  } catch (const course::UsageError& error) {
+    CHECK(std::string(error.what()).rfind("--taps: expected a whole number", 0) == 0);
+    CHECK(std::string(error.what()).find("got \"12a\"") != std::string::npos);
+  }
+}
+
+TEST_CASE("the ladder's command line: quick runs, sizes, problems, refusals", "[ladder]") {
+  const auto parse = [](std::vector<const char*> arguments) {
+    arguments.insert(arguments.begin(), "ladder");
+    return ladder::parse_command_line(static_cast<int>(arguments.size()), arguments.data());
+  };
+  const ladder::Options quick = parse({"--quick", "--reps", "5"});
+  CHECK(quick.base.warmup == 1);  // the quick mode's, where none is given
+  CHECK(quick.base.reps == 5);
+  CHECK(quick.workloads == ladder::quick_workloads());
+  const ladder::Options sized =
+      parse({"--sizes", "conv2d=64x32", "--mask", "5x3", "--problem", "conv2d", "--csv", "a.csv"});
+  REQUIRE(sized.workloads.size() == 1);
+  CHECK((sized.workloads[0] == course::conv2d_workload(64, 32, 5, 3)));
+  CHECK(sized.csv_path == "a.csv");
+  CHECK(parse({"--problem", "conv1d"}).workloads.size() == 1);  // of the default sizes
+  CHECK(parse({"--chapters", "4,6"}).chapters == std::vector<int>{4, 6});
+  CHECK(parse({"--help"}).help);
+  for (std::vector<const char*> bad : {std::vector<const char*>{"--no-readme"},
+                                       {"--csv"},
+                                       {"--chapters", "4,"},
+                                       {"--warmup", "-1"},
+                                       {"--mask", "4"}})
+    CHECK_THROWS_AS(parse(bad), course::UsageError);
+}
