@@ -1,19 +1,10 @@
 cmake_policy(VERSION 3.25)
 # Draws the ladder's plot from the committed sample CSV and checks that a PNG and an SVG come out
-# (cmake -P). Variables: PYTHON_CANDIDATES (interpreters to try, in order), SCRIPT, CSV, STEM.
-# Uses the first interpreter that can import matplotlib; reports a skip when none can.
-set(python "")
-foreach(candidate IN LISTS PYTHON_CANDIDATES)
-  if(NOT candidate)
-    continue()
-  endif()
-  execute_process(COMMAND "${candidate}" -c "import matplotlib"
-                  RESULT_VARIABLE status OUTPUT_QUIET ERROR_QUIET)
-  if(status EQUAL 0)
-    set(python "${candidate}")
-    break()
-  endif()
-endforeach()
+# (cmake -P). Variables: SCRIPTS (the scripts folder), CSV, STEM. The interpreter is the one
+# scripts/ladder.sh would use (find_python of scripts/python.sh); a skip is reported when no Python
+# has matplotlib.
+execute_process(COMMAND bash -c ". \"$1/python.sh\" && find_python matplotlib" find "${SCRIPTS}"
+                OUTPUT_VARIABLE python OUTPUT_STRIP_TRAILING_WHITESPACE)
 if(NOT python)
   message("SKIPPED: no python with matplotlib (install python3-matplotlib)")
   return()
@@ -21,7 +12,8 @@ endif()
 message("plotting with ${python}")
 
 file(REMOVE "${STEM}.png" "${STEM}.svg")
-execute_process(COMMAND "${python}" "${SCRIPT}" "${CSV}" "${STEM}" RESULT_VARIABLE status)
+execute_process(COMMAND "${python}" "${SCRIPTS}/plot_ladder.py" "${CSV}" "${STEM}"
+                RESULT_VARIABLE status)
 if(NOT status EQUAL 0)
   message(FATAL_ERROR "plot_ladder.py exited with status ${status}")
 endif()
