@@ -7,7 +7,8 @@
 # By default everything goes into the build folder and nothing tracked changes:
 #   build/results/ladder.csv         one line per run: rates, ratios, resources, PASS/FAIL
 #   build/results/ladder_goals.csv   the course's performance goals, met or missed
-#   build/results/ladder.md          the results table, as the README shows it (also printed)
+#   build/results/ladder.md          the results table, as the README shows it (printed too, laid
+#                                    out for the terminal)
 #   build/results/ladder.png, .svg   rate per chapter for each problem, with cuBLAS and the
 #                                    ceilings (skipped, with a note, where matplotlib is missing)
 # With --update-readme (the maintainers' command) the same files go into results/ instead, and the
