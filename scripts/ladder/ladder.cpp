@@ -14,6 +14,7 @@
 #include "chapters.hpp"
 #include "cublas_sgemm.hpp"
 #include "options.hpp"
+#include "goals.hpp"
 #include "results.hpp"
 #include "workloads.hpp"
 

@@ -1,7 +1,7 @@
 /// @file results.hpp
 /// @brief The ladder's results: one row per implementation and workload, the ratios between rows,
-/// the course's performance goals met or missed, and the two CSV files that hold them
-/// (scripts/results_table.py renders them as the console table, the README's and the site's).
+/// and the CSV file that holds them (scripts/results_table.py renders it, with the goals of
+/// goals.hpp, as the console table, the README's and the site's).
 #pragma once
 
 #include "workloads.hpp"
@@ -65,6 +65,10 @@ struct Row {
   bool passed() const { return status == Status::pass; }
 };
 
+/// The row of @p implementation for @p workload in @p rows, or nullptr.
+const Row* find_row(const std::vector<Row>& rows, const course::Workload& workload,
+                    const std::string& implementation);
+
 /// Fills the ratio fields of every PASS row from the other rows of the same workload:
 /// - speedup: the median of the previous chapter over this median, where the previous chapter is
 ///   the nearest lower chapter with a row for this workload (chapter 1 for conv1d's chapter 3,
@@ -90,48 +94,8 @@ std::string csv_line(const Row& row, const std::string& device);
 /// Writes csv_header() and one line per row.
 void write_csv(std::ostream& out, const std::vector<Row>& rows, const std::string& device);
 
-/// One of the course's performance goals, measured on the benchmark sizes.
-struct Goal {
-  /// How a goal is measured.
-  enum class Kind {
-    speedup_over_chapter,  ///< rate of `chapter` / rate of `reference_chapter`, as "x"
-    percent_of_cublas,     ///< 100 x rate of `chapter` / cuBLAS rate, in %
-    percent_of_peak,       ///< the row's share of its arithmetic peak (course::RunResult), in %
-  };
-  std::string description;                 ///< e.g. "matmul 4096: chapter 4 at least 65% of cuBLAS"
-  course::Workload workload;               ///< where it is measured
-  Kind kind = Kind::speedup_over_chapter;  ///< how
-  int chapter = 0;                         ///< the chapter measured
-  int reference_chapter = 0;  ///< the chapter compared with (speedup_over_chapter only)
-  double target = 0;          ///< the least value that meets the goal
-  std::string variant;        ///< the variant of `chapter` measured; empty for its main kernels
-};
-
-/// The course's goals on an H100 or H200: matmul 4096, chapter 2 at least 1.5x chapter 1, chapter
-/// 3 dispatch within 10% of chapter 2 (at least 0.9x) and chapter 4 at least 65% of cuBLAS;
-/// minplus 4096, chapter 4 at least 70% of the min-plus step peak; conv2d 8192^2 with a 13 x 13
-/// mask, chapter 3 dispatch within 10% of chapter 2 and chapter 4 at least 3x chapter 2; chapter 5
-/// at least 100% of cuBLAS at matmul 4096 and 8192 and 95% at 2048, and at least 85% of the
-/// min-plus step peak at 4096 and 6300; chapter 6 at matmul 8192 at least 60% of cuBLAS TF32 and
-/// 3x chapter 4.
-std::vector<Goal> performance_goals();
-
-/// A goal and what this run measured for it.
-struct GoalResult {
-  Goal goal;                       ///< the goal
-  std::optional<double> measured;  ///< empty when its rows were not run or did not pass
-  /// Whether the measured value reaches the target (false when not measured).
-  bool met() const { return measured && *measured >= goal.target; }
-  /// "met", "missed" or "not measured".
-  std::string verdict() const;
-};
-
-/// Measures every goal on @p rows (after compute_ratios()).
-std::vector<GoalResult> evaluate_goals(const std::vector<Goal>& goals,
-                                       const std::vector<Row>& rows);
-
-/// Writes the goals as CSV: goal, target, measured, unit, verdict.
-void write_goals_csv(std::ostream& out, const std::vector<GoalResult>& goals);
+/// A number as the CSV files hold it: six significant digits; empty when there is none.
+std::string csv_number(const std::optional<double>& value);
 
 /// A rate as the ladder prints it while it runs (and as scripts/results_table.py renders the
 /// tables): three significant digits, no exponent ("41.2", "0.853", "203").

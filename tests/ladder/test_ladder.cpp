@@ -4,6 +4,7 @@
 #include "catch.hpp"
 #include "csv_fields.hpp"
 
+#include "goals.hpp"
 #include "results.hpp"
 #include "workloads.hpp"
 
