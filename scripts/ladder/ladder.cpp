@@ -323,10 +323,14 @@ int run_ladder(const ladder::Options& options, const std::string& program) {
     };
     const auto failed = count(Status::fail);
     const auto errors = count(Status::error);
-    const auto met = std::count_if(goals.begin(), goals.end(),
-                                   [](const ladder::GoalResult& goal) { return goal.met(); });
+    const auto goals_with = [&](const std::string& verdict) {
+      return std::count_if(goals.begin(), goals.end(), [&](const ladder::GoalResult& goal) {
+        return goal.verdict() == verdict;
+      });
+    };
     std::cout << "ladder: " << count(Status::pass) << " results, " << failed << " FAIL, " << errors
-              << " ERROR; goals: " << met << " of " << goals.size() << " met\n";
+              << " ERROR; goals: " << goals_with("met") << " met, " << goals_with("missed")
+              << " missed, " << goals_with("not measured") << " not measured\n";
     if (options.csv_path.empty()) {
       std::cout << "For the table and the goals, run with --csv FILE --goals-csv GOALS and then\n"
                 << "  scripts/update_results_table.py FILE --goals GOALS --print\n"
