@@ -1,21 +1,12 @@
 /// @file kernels.cuh
 /// @brief Chapter 5: warp tiles and a double-buffered cp.async pipeline.
 ///
-/// Matrix product (matmul and minplus share one kernel through a semiring): a block of 256 threads
-/// (8 warps) computes a 128 x 128 tile of C. The tile is split into 8 warp tiles of 32 x 64, and
-/// each thread of a warp keeps an 8 x 8 block of results in registers, as in chapter 4. The block
-/// walks along k sixteen steps at a time. The lesson builds the kernel in two steps, each a kernel
-/// of its own that `--variant` runs:
-///   1. warptile: the warp tiles, fed as chapter 4 fed its tile: each batch goes from global memory
-///      through registers into one shared stage, between two barriers (warptile_product_kernel);
-///   2. pipeline: two shared stages; while the warps multiply the batch in one, `cp.async` copies
-///      the next batch from global memory straight into the other, without passing through
-///      registers (product_kernel, the solution and the default).
-/// The launcher's pre-pass (course/prepass.cuh) copies A transposed and pads both operands with
-/// the semiring's identity, so every copy of the main loop is 16 bytes, aligned and in bounds.
-///
-/// conv2d is not carried: its block loads one tile once and has no loop along k to pipeline (the
-/// lesson explains why chapter 4's strips stay the right design for it).
+/// Matrix product (matmul and minplus share one kernel through a semiring): a block of 8 warps
+/// computes a 128 x 128 tile of C, each warp a 32 x 64 warp tile, each thread 8 x 8 results in
+/// registers, fed from shared stages of 16 k-steps. Two steps, each a kernel that `--variant`
+/// runs: warptile (each batch goes global -> registers -> one stage) and pipeline (cp.async copies
+/// the next batch into a second stage while the warps multiply the first: the solution). conv2d
+/// is not carried: it has no loop along k to pipeline.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -24,9 +15,8 @@
 
 #include "course/semiring.cuh"
 
-/// Chapter 5: warp tiling and a cp.async pipeline; 128 x 128 tiles per block of 8 warps, each warp
-/// a 32 x 64 rectangle of C, each thread 8 x 8 results in registers, fed from shared stages of 16
-/// k-steps.
+/// Chapter 5: warp tiles and a cp.async pipeline; 128 x 128 tiles per block of 8 warps, 8 x 8
+/// results per thread in registers, fed from shared stages of 16 k-steps.
 namespace ch05 {
 
 // ---------------------------------------------------------------------------------------------
@@ -61,9 +51,9 @@ inline constexpr int kColGroupStride = kWarpTileCols / 2;
 inline constexpr int kBatch = 16;
 /// Shared stages of the pipeline (step 2): while the warps multiply one, cp.async fills the other.
 inline constexpr int kStages = 2;
-/// Threads per block.
+/// Threads per product block.
 inline constexpr int kProductThreads = kWarpsDown * kWarpsAcross * kWarpSize;
-/// The float4 slots in one row of a stage (one k-step of a panel).
+/// The float4 slots in one row of a panel (one k-step).
 inline constexpr int kQuadsPerPanelRow = kTile / kQuad;
 /// float4 copies each thread makes per panel per batch.
 inline constexpr int kCopiesPerThread = kBatch * kQuadsPerPanelRow / kProductThreads;
