@@ -13,8 +13,8 @@
 
 #include "chapters.hpp"
 #include "cublas_sgemm.hpp"
-#include "options.hpp"
 #include "goals.hpp"
+#include "options.hpp"
 #include "results.hpp"
 #include "workloads.hpp"
 
