@@ -22,7 +22,8 @@
 #   --readme FILE       the README that --update-readme regenerates (default: README.md)
 #   --no-plot           do not draw the plot
 #   --from-csv FILE     run nothing: take the results from FILE (and the goals CSV beside it,
-#                       FILE with _goals before .csv), e.g. brought back from a GPU machine
+#                       FILE with _goals before .csv), e.g. brought back from a GPU machine; it
+#                       refuses ladder options, which it could not honour
 #   anything else is passed to the ladder (build/ladder --help lists it: --quick, --sizes,
 #   --reps, --warmup, --problem, --chapters, --seed)
 #
@@ -77,6 +78,9 @@ while [ $# -gt 0 ]; do
     *) ladder_args+=("$1"); shift ;;
   esac
 done
+if [ -n "$from_csv" ] && [ ${#ladder_args[@]} -gt 0 ]; then
+  die "--from-csv runs nothing, so ${ladder_args[*]} cannot go with it"
+fi
 if [ -z "$results_dir" ]; then
   if [ "$update_readme" = yes ]; then
     results_dir=results
