@@ -5,7 +5,8 @@ cmake_policy(VERSION 3.25)
 #     table laid out for the terminal with the goals, and changes no file outside the build folder
 #     (the README and results/ stay as they are);
 #   - with --update-readme it copies the CSV files into results/ and regenerates the README's table
-#     between its markers, nothing else; a second run changes nothing.
+#     between its markers, nothing else; a second run changes nothing;
+#   - a ladder option with --from-csv is refused.
 # Variables: SOURCE_DIR (the repository), SAMPLE_DIR (tests/ladder), WORK_DIR (a scratch folder).
 set(tree "${WORK_DIR}/tree")
 file(REMOVE_RECURSE "${WORK_DIR}")
@@ -111,4 +112,12 @@ foreach(entry IN LISTS recorded)
     message(FATAL_ERROR "--update-readme changed ${path}")
   endif()
 endforeach()
-message("the default run left the tree as it was; --update-readme wrote results/ and the README")
+# 3. A ladder option with --from-csv, which runs nothing, is refused with one line.
+execute_process(COMMAND bash "${tree}/scripts/ladder.sh" --from-csv "${sample}" --quick
+                RESULT_VARIABLE status ERROR_VARIABLE errors OUTPUT_QUIET)
+set(expected "error: --from-csv runs nothing, so --quick cannot go with it\n")
+if(NOT status EQUAL 1 OR NOT errors STREQUAL expected)
+  message(FATAL_ERROR "--from-csv with --quick: status ${status}, said: ${errors}")
+endif()
+message("the default run left the tree as it was; --update-readme wrote results/ and the README; "
+        "--from-csv refused a ladder option")
