@@ -3,9 +3,9 @@
 ///
 /// Each block copies the inputs it needs into shared memory once, waits at a barrier, and then
 /// computes from shared memory, where every element it copied is reused by many threads. The
-/// matrix product walks along k one T x T tile of A and of B at a time: load, barrier, compute,
-/// barrier. The convolutions stage their input tile with the halo around it, and the mask, then
-/// compute. Tile widths, mask sides and tap counts are template parameters: each one the
+/// matrix product walks along k one tile of A (T x 2T) and of B (2T x T) at a time: load, barrier,
+/// compute, barrier. The convolutions stage their input tile with the halo around it, and the mask,
+/// then compute. Tile widths, mask sides and tap counts are template parameters: each one the
 /// executable offers is a separately compiled kernel (chapters/02_static_shared_tile/launch.cuh
 /// lists them and refuses the others). From this chapter on matmul and minplus share one product
 /// kernel, a template over the semiring it combines with (course::PlusTimes or course::MinPlus,
@@ -24,6 +24,12 @@ namespace ch02 {
 /// Threads of a product block for the tile width @p tile: one per tile element.
 __host__ __device__ constexpr int product_threads(int tile) {
   return tile * tile;
+}
+/// Depth along k of a product step for the tile width @p tile: the tiles of A (tile x depth) and
+/// of B (depth x tile) hold two tile widths of k, so a step does 2T combines per thread between
+/// its two barriers.
+__host__ __device__ constexpr int product_depth(int tile) {
+  return 2 * tile;
 }
 /// The warp size: a warp must cover whole rows of a product tile (see product_kernel).
 constexpr int kWarp = 32;
@@ -55,13 +61,14 @@ __device__ float element_or_identity(const float* M, int rows, int cols, int r, 
 
 /// Matrix product over @p Semiring: a block of Tile x Tile threads computes a Tile x Tile tile of
 /// C, thread (x, y) the element in row y and column x of it. The block walks along k one step of
-/// Tile at a time. At each step every thread copies one element of A's tile and one of B's into
-/// shared memory (the semiring's identity where the tile sticks out of the matrix), the block
-/// waits until both tiles are complete, every thread combines its row of the A tile with its
-/// column of the B tile, and the block waits again before the next step overwrites the tiles.
-/// A warp spans whole tile rows (one for T = 32, two for T = 16), so its loads of A and B are
-/// coalesced; in shared memory it reads one A element per tile row (a broadcast) and consecutive
-/// B elements (distinct banks, or the same words twice: a broadcast) at a time.
+/// kDepth = 2 Tile at a time. At each step every thread copies two elements of A's Tile x kDepth
+/// tile and two of B's kDepth x Tile tile into shared memory (the semiring's identity where a tile
+/// sticks out of the matrix), the block waits until both tiles are complete, every thread combines
+/// its row of the A tile with its column of the B tile, and the block waits again before the next
+/// step overwrites the tiles. A warp spans whole rows of threads (one for T = 32, two for T = 16),
+/// so its loads of A and B are coalesced; in shared memory it reads one A element per row of
+/// threads (a broadcast) and consecutive B elements (distinct banks, or the same words twice: a
+/// broadcast) at a time.
 template <typename Semiring, int Tile>
 __global__ void __launch_bounds__(product_threads(Tile))
     product_kernel(const float* A, const float* B, float* C, int m, int n, int k) {
@@ -69,27 +76,29 @@ __global__ void __launch_bounds__(product_threads(Tile))
                 "one thread per tile element: at most 1024 per block");
   static_assert(Tile % kWarp == 0 || kWarp % Tile == 0,
                 "a warp covers whole tile rows, or a tile row is whole warps");
-  __shared__ float a_tile[Tile][Tile];  // A[rows of this block][step .. step + Tile)
-  __shared__ float b_tile[Tile][Tile];  // B[step .. step + Tile)[columns of this block]
-  const int tx = threadIdx.x;           // column within the tile
-  const int ty = threadIdx.y;           // row within the tile
+  constexpr int kDepth = product_depth(Tile);
+  __shared__ float a_tile[Tile][kDepth];  // A[rows of this block][step .. step + kDepth)
+  __shared__ float b_tile[kDepth][Tile];  // B[step .. step + kDepth)[columns of this block]
+  const int tx = threadIdx.x;             // column within the tile
+  const int ty = threadIdx.y;             // row within the tile
   const int row = blockIdx.y * Tile + ty;
   const int col = blockIdx.x * Tile + tx;
   // No early return for threads outside C: every thread must reach every barrier, and these
   // threads still copy their share of the tiles.
   float acc = Semiring::identity();
-  for (int step = 0; step < k; step += Tile) {
+  for (int step = 0; step < k; step += kDepth) {
     // EXERCISE 2.2 begin: this thread's share of the step's tiles, then a barrier
-    // Every thread of the block copies its share of this step's tile of A and of B (which
-    // elements, so that the block's loads from global memory are coalesced?). Then no thread may
-    // read the tiles before all of them are complete.
+    // Every thread of the block copies its share of this step's tile of A and of B. The tiles
+    // are deeper along k than the block is wide: how many entries of each tile fall to one
+    // thread, and which ones, so that every warp's loads from global memory stay coalesced? Then
+    // no thread may read the tiles before all of them are complete.
     (void)a_tile;  // silences "declared but never referenced" until you use the tiles
     (void)b_tile;
     // EXERCISE 2.2 end
     // EXERCISE 2.3 begin: the reduction over the tiles in shared memory, then a barrier
     // Fold this step's contribution into acc: the part of this thread's row of A and column of
-    // B that the tiles hold. Then, before the loop comes back to overwrite the tiles, make sure
-    // no thread still needs them.
+    // B that the tiles hold (how far along k does one step reach?). Then, before the loop comes
+    // back to overwrite the tiles, make sure no thread still needs them.
     // EXERCISE 2.3 end
   }
   if (row < m && col < n)

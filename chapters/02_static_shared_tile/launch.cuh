@@ -74,9 +74,10 @@ inline void launch_tiles(ProductKernel kernel, int tile, const float* A, const f
   course::require_positive(m, "m");
   course::require_positive(n, "n");
   course::require_positive(k, "k");
-  // The loop over k steps past k by up to a tile: keep that in an int.
-  course::require(k <= INT_MAX - tile, "k = " + std::to_string(k) + " is too large: at most " +
-                                           std::to_string(INT_MAX - tile));
+  // The loop over k steps past k by up to a step's depth: keep that in an int.
+  const int most = INT_MAX - product_depth(tile);
+  course::require(k <= most,
+                  "k = " + std::to_string(k) + " is too large: at most " + std::to_string(most));
   const dim3 block(tile, tile);
   const dim3 grid = course::grid_2d(n, m, block);  // x walks columns
   kernel<<<grid, block, 0, stream>>>(A, B, C, m, n, k);

@@ -24,6 +24,23 @@ TEST_CASE("ch02 matmul and minplus match the reference at the course's sizes, ev
   }
 }
 
+TEST_CASE("ch02 matmul and minplus match the reference for k around a step's depth, every tile",
+          "[gpu]") {
+  COURSE_REQUIRE_GPU();
+  for (int tile : ch02::kTiles) {
+    const int depth = ch02::product_depth(tile);
+    // One step holding a single k, a step one short of full, one full step, a second step
+    // holding a single k, and several steps with a part-filled last one. m and n leave the
+    // last tiles of C part-filled too.
+    for (int k : {1, depth - 1, depth, depth + 1, 3 * depth + 5}) {
+      INFO("tile " << tile << ", depth " << depth);
+      testing::check_products(course::with_choice(ch02::matmul, tile),
+                              course::with_choice(ch02::minplus, tile), tile + 1, 2 * tile - 1, k,
+                              3);
+    }
+  }
+}
+
 TEST_CASE("ch02 conv2d matches the reference for every compiled mask, small images included",
           "[gpu]") {
   COURSE_REQUIRE_GPU();
@@ -80,6 +97,15 @@ TEST_CASE("ch02 launchers refuse the tiles and masks that chapter 2 does not com
     CHECK(conv_with_mask(mask.mk, mask.ml).find("chapter 3") != std::string::npos);
   }
   CHECK_FALSE(conv_with_mask(4, 4).empty());
+  // The loop over k runs a step's depth past k: the k for which that would pass INT_MAX is
+  // refused.
+  for (int tile : ch02::kTiles) {
+    INFO("tile " << tile);
+    const int too_deep = 2147483647 - ch02::product_depth(tile) + 1;
+    const std::string message =
+        rejection([&] { ch02::matmul(nullptr, nullptr, nullptr, 8, 8, too_deep, nullptr, tile); });
+    CHECK(message.find("too large") != std::string::npos);
+  }
 }
 
 // Needs no GPU: the launcher refuses before launching anything.
