@@ -10,8 +10,9 @@
 
 namespace ch02::bug {
 
-/// The tiled product of product_kernel, written out on its own so that it does not depend on your
-/// exercises. Its output is often right.
+/// A tiled product like product_kernel, with square Tile x Tile tiles (one step is Tile deep),
+/// written out on its own so that it does not depend on your exercises. Its output is often
+/// right.
 template <typename Semiring, int Tile>
 __global__ void __launch_bounds__(product_threads(Tile))
     product_kernel(const float* A, const float* B, float* C, int m, int n, int k) {
