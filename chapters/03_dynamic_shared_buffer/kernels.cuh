@@ -1,16 +1,7 @@
 /// @file
 /// @brief Chapter 3: one `extern __shared__` buffer, sized at launch and carved into arrays.
 ///
-/// Chapter 2's algorithms, with the sizes chosen at run time. A kernel declares one unsized
-/// `extern __shared__` buffer; the launcher says how many bytes it holds (the third launch
-/// parameter), and the kernel carves it into its arrays by offset arithmetic, each array starting
-/// where the one before it ends. The loops are chapter 2's, with run-time trip counts.
-///
-/// The matrix product takes any tile width up to 32, conv2d any odd mask up to 63 x 63 and any
-/// block width up to 32, conv1d any number of taps up to kMaxTaps. At the end, going further:
-/// namespace ch03::dispatch compiles the same code for the sizes that matter
-/// (`--variant dispatch`). The host side (sizes checked, the opt-in above 48 KB, the launches) is
-/// chapters/03_dynamic_shared_buffer/launch.cuh.
+/// Chapter 2's kernels with their sizes chosen at run time.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -22,23 +13,17 @@
 /// Chapter 3: the dynamic shared buffer.
 namespace ch03 {
 
-/// The widest tile: kMaxTile x kMaxTile = 1024 threads, the most a block can have.
-inline constexpr int kMaxTile = 32;
-/// The widest conv2d block, for the same reason.
-inline constexpr int kMaxBlock = 32;
+inline constexpr int kMaxTile = 32;   ///< the widest tile: 32 x 32 threads, the most a block has
+inline constexpr int kMaxBlock = 32;  ///< the widest conv2d block, for the same reason
 
-/// The size of this launch's dynamic shared buffer (the third launch parameter), as the hardware
-/// reports it: a kernel checks its layout against it instead of trusting the launcher.
+/// The bytes of this launch's dynamic shared buffer, as the hardware reports them.
 __device__ __forceinline__ std::size_t dynamic_shared_bytes() {
   unsigned bytes = 0;
   asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
   return bytes;
 }
 
-/// Whether this launch's buffer, which starts at @p buffer, reaches @p end: the end of the last
-/// array carved out of it. A kernel whose layout does not fit returns before touching the buffer,
-/// leaving its output unwritten (the check then fails) instead of reaching past the buffer.
-/// Every thread of a block computes the same sizes, so the whole block returns together.
+/// Whether this launch's buffer, from @p buffer, reaches @p end (else the whole block returns).
 __device__ __forceinline__ bool buffer_reaches(const float* buffer, const float* end) {
   return static_cast<std::size_t>(end - buffer) * sizeof(float) <= dynamic_shared_bytes();
 }
@@ -50,8 +35,7 @@ __device__ float element_or_identity(const float* M, int rows, int cols, int r, 
   return r < rows && c < cols ? M[static_cast<size_t>(r) * cols + c] : Semiring::identity();
 }
 
-/// Bytes of the product's buffer for tile width @p tile: the third launch parameter, which the
-/// launcher passes as it is.
+/// Bytes of the product's buffer for tile width @p tile: the third launch parameter.
 __host__ __device__ constexpr std::size_t product_shared_bytes(int tile) {
   // EXERCISE 3.2 begin: size the buffer that the product carves
   // How many bytes do the arrays that product_block() carves take together, for this tile width?
@@ -63,14 +47,7 @@ __host__ __device__ constexpr std::size_t product_shared_bytes(int tile) {
   // EXERCISE 3.2 end
 }
 
-/// Matrix product over @p Semiring: a block of tile x tile threads computes a tile x tile tile of
-/// C, thread (x, y) the element in row y and column x of it. The block walks along k one step of
-/// tile at a time. At each step every thread copies one element of A's tile and one of B's into
-/// shared memory (the semiring's identity where the tile sticks out of the matrix), the block
-/// waits until both tiles are complete, every thread combines its row of the A tile with its
-/// column of the B tile, and the block waits again before the next step overwrites the tiles.
-/// The tile width is an argument: product_kernel passes the one chosen at launch, blockDim.x, and
-/// dispatch::product_kernel a constant.
+/// Matrix product over @p Semiring: a block of @p tile x @p tile threads per tile of C.
 template <typename Semiring>
 __device__ __forceinline__ void product_block(const float* A, const float* B, float* C, int m,
                                               int n, int k, int tile) {
@@ -85,8 +62,8 @@ __device__ __forceinline__ void product_block(const float* A, const float* B, fl
   // EXERCISE 3.1 end
   if (!buffer_reaches(shared_buffer, b_tile + tile * tile))
     return;
-  const int tx = threadIdx.x;  // column within the tile
-  const int ty = threadIdx.y;  // row within the tile
+  const int tx = threadIdx.x;
+  const int ty = threadIdx.y;
   const int row = blockIdx.y * tile + ty;
   const int col = blockIdx.x * tile + tx;
   // No early return for threads outside C: every thread must reach every barrier, and these
@@ -105,29 +82,21 @@ __device__ __forceinline__ void product_block(const float* A, const float* B, fl
     C[static_cast<size_t>(row) * n + col] = acc;
 }
 
-/// Matrix product over @p Semiring with the tile width chosen at launch: blockDim.x. One kernel
-/// for every width (product_block()).
+/// Matrix product over @p Semiring with the tile width chosen at launch: blockDim.x.
 template <typename Semiring>
 __global__ void __launch_bounds__(kMaxTile* kMaxTile)
     product_kernel(const float* A, const float* B, float* C, int m, int n, int k) {
   product_block<Semiring>(A, B, C, m, n, k, blockDim.x);  // the block is tile x tile threads
 }
 
-/// Bytes of conv2d's buffer for @p block x @p block outputs and an @p mk x @p ml mask: the mask,
-/// then the input tile with its halo, (block + mk - 1) x (block + ml - 1) floats.
+/// Bytes of conv2d's buffer for @p block x @p block outputs and an @p mk x @p ml mask.
 __host__ __device__ constexpr std::size_t conv2d_shared_bytes(int block, int mk, int ml) {
   return (static_cast<std::size_t>(mk) * ml +
           static_cast<std::size_t>(block + mk - 1) * (block + ml - 1)) *
          sizeof(float);
 }
 
-/// 2D convolution, zero padding, same-size output, with an mk x ml mask: a block of
-/// block x block threads computes as many outputs, thread (x, y) out[y][x]. The block first
-/// stages what its outputs need in shared memory: the input tile with a halo of mk / 2 rows and
-/// ml / 2 columns on each side (zero outside the image, more inputs than threads, so each thread
-/// copies several) and the mask. After a barrier every thread sums over the mask from shared
-/// memory. The sizes are arguments: conv2d_kernel passes those chosen at launch,
-/// dispatch::conv2d_kernel constants.
+/// 2D convolution, zero padding, same-size output: @p block x @p block threads, one output each.
 __device__ __forceinline__ void conv2d_block(const float* img, int h, int w, const float* mask,
                                              int mk, int ml, float* out, int block) {
   const int radius_y = mk / 2;                            // halo rows above and below
@@ -170,33 +139,21 @@ __device__ __forceinline__ void conv2d_block(const float* img, int h, int w, con
     out[static_cast<size_t>(y) * w + x] = sum;
 }
 
-/// 2D convolution with the mask size and the block width chosen at launch: the block is
-/// blockDim.x x blockDim.x threads. One kernel for every mask and width (conv2d_block()).
+/// 2D convolution with the mask size and the block width (blockDim.x) chosen at launch.
 __global__ void __launch_bounds__(kMaxBlock* kMaxBlock)
     conv2d_kernel(const float* img, int h, int w, const float* mask, int mk, int ml, float* out) {
   conv2d_block(img, h, w, mask, mk, ml, out, blockDim.x);
 }
 
-/// Threads of a conv1d block, one output each.
-inline constexpr int kConv1dThreads = 256;
-/// The longest conv1d mask: its taps and the segment they read fit in the 48 KB that every block
-/// may use without opting in (conv1d_shared_bytes(kMaxTaps) = 33788 bytes).
-inline constexpr int kMaxTaps = 4096;
+inline constexpr int kConv1dThreads = 256;  ///< threads of a conv1d block
+inline constexpr int kMaxTaps = 4096;       ///< the most taps: they and their segment fit in 48 KB
 
-/// Bytes of conv1d's buffer for an @p m-tap mask: the taps, then the segment of inputs that the
-/// block's kConv1dThreads outputs read, with a halo of m - 1 before them.
+/// Bytes of conv1d's buffer for @p m taps: the taps, then the segment of inputs the block reads.
 __host__ __device__ constexpr std::size_t conv1d_shared_bytes(int m) {
   return (static_cast<std::size_t>(m) + kConv1dThreads + m - 1) * sizeof(float);
 }
 
-/// Full 1D convolution y[i] = sum over j of a[i - j] * b[j], i < n + m - 1, with m taps, in the
-/// arrays @p mask_tile (m floats) and @p segment (kConv1dThreads + m - 1 floats) that the caller
-/// carved out of the buffer: a block of kConv1dThreads threads computes as many consecutive
-/// outputs, thread t output first_output + t. Output i reads a[i - m + 1] to a[i], so the block
-/// stages a *segment* of the input: its own kConv1dThreads inputs and a halo of m - 1 before them
-/// (zero outside a, where the full convolution starts and ends), more inputs than threads; and the
-/// taps. After a barrier every thread sums over the taps from shared memory. A warp reads one tap
-/// (a broadcast) and 32 consecutive segment elements (32 different banks) at a time.
+/// Full 1D convolution `y[i] = sum over j of a[i - j] * b[j]`, one output per thread.
 __device__ __forceinline__ void conv1d_block(const float* a, int n, const float* b, int m, float* y,
                                              float* mask_tile, float* segment) {
   const int halo = m - 1;  // inputs staged before the first output's
@@ -220,8 +177,7 @@ __device__ __forceinline__ void conv1d_block(const float* a, int n, const float*
     y[i] = sum;
 }
 
-/// Full 1D convolution with the number of taps chosen at launch: the taps and the block's segment
-/// in one buffer sized by m (conv1d_block()).
+/// Full 1D convolution with the number of taps chosen at launch.
 __global__ void __launch_bounds__(kConv1dThreads)
     conv1d_kernel(const float* a, int n, const float* b, int m, float* y) {
   extern __shared__ __align__(16) float shared_buffer[];  // sized by the launch
@@ -232,35 +188,22 @@ __global__ void __launch_bounds__(kConv1dThreads)
   conv1d_block(a, n, b, m, y, mask_tile, segment);
 }
 
-/// Going further: the same code compiled for the sizes that matter, as production code does.
-/// Each instance is the code of the main part with its sizes as template parameters, so that the
-/// compiler unrolls its loops and folds its offsets as it did in chapter 2; the launchers
-/// (launch.cuh) send the sizes these instances exist for to them and every other size to the
-/// kernels above. conv1d has no instances here.
+/// Going further: the same code compiled for the sizes that matter (`--variant dispatch`).
 namespace dispatch {
+inline constexpr int kThreadsPerSm = 2048;  ///< threads an SM of compute capability 8.0, 9.0 runs
 
-/// Threads an SM of compute capability 8.0 or 9.0 runs at once.
-inline constexpr int kThreadsPerSm = 2048;
-
-/// product_block() compiled for the tile width @p Tile. The bounds ask for
-/// kThreadsPerSm / (Tile * Tile) blocks per SM, so the compiler keeps each thread to at most
-/// 32 registers (65536 / 2048): with 34, only one block of 1024 threads would fit.
+/// product_block() for the tile width @p Tile, at most 32 registers a thread (a full SM).
 template <typename Semiring, int Tile>
 __global__ void __launch_bounds__(Tile* Tile, kThreadsPerSm / (Tile * Tile))
     product_kernel(const float* A, const float* B, float* C, int m, int n, int k) {
   product_block<Semiring>(A, B, C, m, n, k, Tile);
 }
 
-/// conv2d_block() compiled for Block x Block blocks and a Mask x Mask mask; @p mk and @p ml are
-/// Mask, as the launcher checked.
+/// conv2d_block() compiled for Block x Block blocks and a Mask x Mask mask (the sides passed).
 template <int Block, int Mask>
 __global__ void __launch_bounds__(Block* Block, kThreadsPerSm / (Block * Block))
-    conv2d_kernel(const float* img, int h, int w, const float* mask, int mk, int ml, float* out) {
-  (void)mk;
-  (void)ml;
+    conv2d_kernel(const float* img, int h, int w, const float* mask, int, int, float* out) {
   conv2d_block(img, h, w, mask, Mask, Mask, out, Block);
 }
-
 }  // namespace dispatch
-
 }  // namespace ch03
