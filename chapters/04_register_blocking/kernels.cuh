@@ -1,12 +1,5 @@
 /// @file kernels.cuh
 /// @brief Chapter 4: register blocking. Shared memory becomes a small cache that feeds registers.
-///
-/// Matrix product (matmul and minplus share one kernel through a semiring): a block of 8 x 8
-/// threads computes a 64 x 64 tile of C, each thread 8 x 8 results in registers, fed from a shared
-/// cache of 4 k-steps. Three steps, each a kernel that `--variant` runs: plain (scalar loads),
-/// float4 (padded operands, 16-byte loads) and prefetch (the next batch loaded into registers
-/// while this one is multiplied: the solution). conv2d and conv1d: each thread computes a strip
-/// of neighbouring outputs from a window of inputs read into registers once.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -16,38 +9,22 @@
 
 #include "course/semiring.cuh"
 
-/// Chapter 4: register blocking; 64 x 64 tiles per block of 8 x 8 threads, 8 x 8 results per
-/// thread in registers, fed from a shared cache filled four k-steps at a time.
+/// Chapter 4: register blocking.
 namespace ch04 {
 
-// ---------------------------------------------------------------------------------------------
-// Matrix product: geometry
-// ---------------------------------------------------------------------------------------------
-
-/// Threads per side of a block: a block is 8 x 8 = 64 threads (two warps).
-inline constexpr int kThreadsPerSide = 8;
-/// Results per side that one thread keeps in registers: an 8 x 8 block, `v[8][8]`.
-inline constexpr int kRegisterBlock = 8;
-/// Outputs per side of a block's tile: 64 x 64.
-inline constexpr int kTile = kThreadsPerSide * kRegisterBlock;
-/// Half a tile: from step 2 on, a thread's 8 rows (and columns) are two groups of 4, 32 apart.
-inline constexpr int kHalfTile = kTile / 2;
-/// k-steps per trip through shared memory: `xx[4][64]`, `yy[4][64]`.
-inline constexpr int kBatch = 4;
-/// Floats in one float4, the width of every shared and global access of the main loop.
-inline constexpr int kQuad = 4;
-/// Threads per block.
-inline constexpr int kProductThreads = kThreadsPerSide * kThreadsPerSide;
-/// The float4 slots in one row of a panel (one k-step).
-inline constexpr int kQuadsPerPanelRow = kTile / kQuad;
-/// Floats that each thread copies of each 4 x 64 panel per batch: one float4 from step 2 on.
-inline constexpr int kCopiesPerThread = kBatch * kTile / kProductThreads;
-/// The fewest blocks per SM the product kernels ask for (`__launch_bounds__`): 1 leaves ptxas free.
-inline constexpr int kProductMinBlocksPerSm = 1;
+inline constexpr int kRegisterBlock = 8;   ///< results per side of a thread: `v[8][8]`
+inline constexpr int kQuad = 4;            ///< floats in one float4
+inline constexpr int kThreadsPerSide = 8;  ///< a block is 8 x 8 threads (two warps)
+inline constexpr int kTile = kThreadsPerSide * kRegisterBlock;  ///< outputs per side of a tile
+inline constexpr int kHalfTile = kTile / 2;  ///< steps 2, 3: a thread's two row groups are 32 apart
+inline constexpr int kBatch = 4;             ///< k-steps per batch: `xx[4][64]`, `yy[4][64]`
+inline constexpr int kProductThreads = kThreadsPerSide * kThreadsPerSide;  ///< threads per block
+inline constexpr int kQuadsPerPanelRow = kTile / kQuad;  ///< float4 slots in a row of a panel
+inline constexpr int kCopiesPerThread = kBatch * kTile / kProductThreads;  ///< floats per panel
+inline constexpr int kProductMinBlocksPerSm = 1;  ///< for `__launch_bounds__`: ptxas stays free
 
 static_assert(kCopiesPerThread == kQuad, "each thread copies one float4 of each panel per batch");
-static_assert(kRegisterBlock == 2 * kQuad, "a thread's 8 rows are two float4 groups");
-static_assert(kThreadsPerSide * kQuad == kHalfTile, "the 8 threads' groups of 4 fill half a tile");
+static_assert(kRegisterBlock == 2 * kQuad, "a thread's 8 rows (and columns) are two float4 groups");
 
 /// Step 1's layout: thread (tx, ty) owns the rows `ty + 8i` and the columns `tx + 8j`.
 struct Interleaved {
@@ -55,8 +32,7 @@ struct Interleaved {
   __host__ __device__ static constexpr int offset(int i, int t) { return t + kThreadsPerSide * i; }
 };
 
-/// The layout of steps 2 and 3: thread (tx, ty) owns the rows `ty*4 + 0..3` and `32 + ty*4 + 0..3`,
-/// and the same columns with tx: each group of 4 is one float4 in `xx` and `yy`.
+/// Steps 2 and 3: thread (tx, ty) owns the rows `ty*4 + 0..3` and `32 + ty*4 + 0..3` (and columns).
 struct QuadGroups {
   /// The @p i-th row (or column) of thread index @p t (ty for rows, tx for columns).
   __host__ __device__ static constexpr int offset(int i, int t) {
@@ -64,8 +40,7 @@ struct QuadGroups {
   }
 };
 
-/// Exercise 4.1, step 1's batch copy: `xx[kk][r] = A[row0 + r][k0 + kk]` (A's panel, transposed)
-/// and `yy[kk][c] = B[k0 + kk][col0 + c]`, the identity outside A (m x k) and B (k x n).
+/// Exercise 4.1: `xx[kk][r] = A[row0 + r][k0 + kk]`, `yy[kk][c] = B[k0 + kk][col0 + c]` (step 1).
 template <class Semiring>
 __device__ __forceinline__ void load_batch(const float* __restrict__ a, const float* __restrict__ b,
                                            int m, int n, int k, int row0, int col0, int k0,
@@ -87,8 +62,7 @@ __device__ __forceinline__ void load_batch(const float* __restrict__ a, const fl
   // EXERCISE 4.1 end
 }
 
-/// Exercise 4.2, every step: combines the outer product of @p x (a thread's 8 values of the A panel
-/// at one k-step) and @p y (its 8 values of the B panel) into its 64 results.
+/// Combines the outer product of a thread's 8 + 8 operands @p x, @p y into its results @p v.
 template <class Semiring>
 __device__ __forceinline__ void outer_product(const float (&x)[kRegisterBlock],
                                               const float (&y)[kRegisterBlock],
@@ -112,8 +86,7 @@ __device__ __forceinline__ void fill_identity(float (&v)[kRegisterBlock][kRegist
   }
 }
 
-/// Step 1's inner loop: per k-step, the thread's 8 values of xx[kk] and of yy[kk] (Interleaved),
-/// one float per load, and their outer product.
+/// Step 1's inner loop: each k-step's 8 + 8 operands one float per load, their outer product.
 template <class Semiring>
 __device__ __forceinline__ void multiply_batch(const float (&xx)[kBatch][kTile],
                                                const float (&yy)[kBatch][kTile], int tx, int ty,
@@ -131,8 +104,7 @@ __device__ __forceinline__ void multiply_batch(const float (&xx)[kBatch][kTile],
   }
 }
 
-/// Exercise 4.3, every step: the thread's results into C (m x n) where @p Layout puts them, none
-/// outside C. One float per store (why not a float4: see the appendix).
+/// Stores the thread's results into C (m x n, not padded), none outside C.
 template <class Layout>
 __device__ __forceinline__ void store_block(float* __restrict__ c, int m, int n, int row0, int col0,
                                             int tx, int ty,
@@ -145,8 +117,7 @@ __device__ __forceinline__ void store_block(float* __restrict__ c, int m, int n,
   // EXERCISE 4.3 end
 }
 
-/// Step 1 over @p Semiring: block (bx, by) computes `C[64*by + (0..63)][64*bx + (0..63)]` from A
-/// and B as they are, one float per load.
+/// Step 1 over @p Semiring: block (bx, by) computes `C[64*by + (0..63)][64*bx + (0..63)]`.
 template <class Semiring>
 __global__ void __launch_bounds__(kProductThreads, kProductMinBlocksPerSm)
     plain_product_kernel(const float* __restrict__ a, const float* __restrict__ b,
@@ -161,15 +132,14 @@ __global__ void __launch_bounds__(kProductThreads, kProductMinBlocksPerSm)
   fill_identity<Semiring>(v);
   for (int k0 = 0; k0 < k; k0 += kBatch) {  // the same trips for every thread of the block
     load_batch<Semiring>(a, b, m, n, k, row0, col0, k0, ty * kThreadsPerSide + tx, xx, yy);
-    __syncthreads();  // the batch is in xx, yy
+    __syncthreads();  // the batch is in shared memory
     multiply_batch<Semiring>(xx, yy, tx, ty, v);
-    __syncthreads();  // everyone is done with xx, yy before the next batch overwrites them
+    __syncthreads();  // everyone is done with the batch before the next overwrites it
   }
   store_block<Interleaved>(c, m, n, row0, col0, tx, ty, v);
 }
 
-/// Exercise 4.4, the inner loop of steps 2 and 3: multiply_batch with each group of 4 values of
-/// @p Layout read as one float4 (LDS.128): two of xx[kk] and two of yy[kk] per k-step.
+/// Exercise 4.4: multiply_batch() with each group of 4 operands read as one float4.
 template <class Semiring, class Layout>
 __device__ __forceinline__ void multiply_batch_float4(const float (&xx)[kBatch][kTile],
                                                       const float (&yy)[kBatch][kTile], int tx,
@@ -183,27 +153,24 @@ __device__ __forceinline__ void multiply_batch_float4(const float (&xx)[kBatch][
   // EXERCISE 4.4 end
 }
 
-/// Where copy @p q (thread q, 0..63) goes in a 4 x 64 panel from step 2 on: row `q / 16`, columns
-/// `4 * (q % 16)` to `+3`; the 16 threads of a row copy 256 contiguous bytes.
+/// Where a thread's float4 copy goes in a panel: row (k-step) and first column.
 struct PanelSlot {
-  int row;  ///< k-step within the batch, 0..3
-  int col;  ///< first of the 4 columns, 0, 4, ..., 60
+  int row;  ///< k-step within the batch
+  int col;  ///< first of the 4 columns
 };
 
-/// The slot of copy @p q.
+/// The slot of copy @p q: consecutive copies fill a row.
 __device__ __forceinline__ PanelSlot panel_slot(int q) {
   return {q / kQuadsPerPanelRow, (q % kQuadsPerPanelRow) * kQuad};
 }
 
-/// Where one thread's float4s of a batch are: in the A^T panel and in the B panel.
+/// Where a thread's float4s of a batch are in the A^T panel and in the B panel.
 struct BatchSources {
   const float* a;  ///< `&at[k0 + slot.row][row0 + slot.col]`
   const float* b;  ///< `&bp[k0 + slot.row][col0 + slot.col]`
 };
 
-/// Exercise 4.5, steps 2 and 3: where the thread's float4s of the first batch are in `at` (A
-/// transposed, padded_k x @p padded_m) and `bp` (B, padded_k x @p padded_n), for the tile at
-/// (@p row0, @p col0) of C.
+/// Exercise 4.5: the thread's first batch in @p at (pitch @p padded_m) and @p bp (@p padded_n).
 __device__ __forceinline__ BatchSources batch_sources(const float* at, const float* bp,
                                                       int padded_m, int padded_n, int row0,
                                                       int col0, PanelSlot slot) {
@@ -216,14 +183,13 @@ __device__ __forceinline__ BatchSources batch_sources(const float* at, const flo
   // EXERCISE 4.5 end
 }
 
-/// Step 2 over @p Semiring: the tile of C from @p at and @p bp, padded with the identity, so only
-/// the stores into C check bounds. @p Layout is QuadGroups (the bug hunt passes another).
+/// Step 2 over @p Semiring: float4 loads from @p at (A^T) and @p bp (B), padded with the identity.
 template <class Semiring, class Layout = QuadGroups>
 __global__ void __launch_bounds__(kProductThreads, kProductMinBlocksPerSm)
     float4_product_kernel(const float* __restrict__ at, const float* __restrict__ bp,
                           float* __restrict__ c, int m, int n, int padded_m, int padded_n,
                           int padded_k) {
-  __shared__ __align__(16) float xx[kBatch][kTile];  // 16-byte aligned for the float4 accesses
+  __shared__ __align__(16) float xx[kBatch][kTile];
   __shared__ __align__(16) float yy[kBatch][kTile];
   const int tx = threadIdx.x;
   const int ty = threadIdx.y;
@@ -240,15 +206,14 @@ __global__ void __launch_bounds__(kProductThreads, kProductMinBlocksPerSm)
         __ldg(reinterpret_cast<const float4*>(src.b + static_cast<std::size_t>(k0) * padded_n));
     *reinterpret_cast<float4*>(&xx[slot.row][slot.col]) = a;
     *reinterpret_cast<float4*>(&yy[slot.row][slot.col]) = b;
-    __syncthreads();  // the batch is in xx, yy
+    __syncthreads();  // the batch is in shared memory
     multiply_batch_float4<Semiring, Layout>(xx, yy, tx, ty, v);
-    __syncthreads();  // everyone is done with xx, yy before the next batch overwrites them
+    __syncthreads();  // everyone is done with the batch before the next overwrites it
   }
   store_block<Layout>(c, m, n, row0, col0, tx, ty, v);
 }
 
-/// Step 3 over @p Semiring, the solution: step 2 with the next batch's float4s loaded into
-/// registers while this batch is multiplied, instead of in front of the barrier.
+/// Step 3 over @p Semiring, the solution: step 2 with the next batch prefetched into registers.
 template <class Semiring>
 __global__ void __launch_bounds__(kProductThreads, kProductMinBlocksPerSm)
     product_kernel(const float* __restrict__ at, const float* __restrict__ bp,
@@ -276,26 +241,18 @@ __global__ void __launch_bounds__(kProductThreads, kProductMinBlocksPerSm)
   store_block<QuadGroups>(c, m, n, row0, col0, tx, ty, v);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Convolutions: strips of outputs in registers
-// ---------------------------------------------------------------------------------------------
+inline constexpr int kStrip = 8;           ///< outputs per thread along a row, in registers
+inline constexpr int kStripThreadsX = 4;   ///< conv2d threads along x: 4 strips cover 32 outputs
+inline constexpr int kStripThreadsY = 64;  ///< conv2d threads along y: one row of strips each
+inline constexpr int kConv2dThreads = kStripThreadsX * kStripThreadsY;  ///< threads per block
 
-/// Outputs per thread along a row: the strip that one thread keeps in registers.
-inline constexpr int kStrip = 8;
-/// Threads per conv2d block along x: 4 strips of 8 cover 32 outputs of a row.
-inline constexpr int kStripThreadsX = 4;
-/// Threads per conv2d block along y: one row of strips each.
-inline constexpr int kStripThreadsY = 64;
-/// Threads per conv2d block.
-inline constexpr int kConv2dThreads = kStripThreadsX * kStripThreadsY;
-
-/// The shared-memory layout of one conv2d block: the flipped mask, then the input tile.
+/// The dynamic buffer of a conv2d block: the flipped mask, then the input tile.
 struct ConvTile {
   int mask_pitch;  ///< mask columns rounded up to a whole float4; the extra columns hold 0
   int tile_rows;   ///< rows of inputs: the block's output rows + mask rows - 1
-  int tile_cols;   ///< columns of inputs loaded: the block's output columns + mask_pitch
-  int tile_pitch;  ///< floats between tile rows: >= tile_cols and = 4 (mod 8), see conv_tile()
-  /// Bytes of dynamic shared memory for @p mask_rows mask rows and this tile.
+  int tile_cols;   ///< columns of inputs: the block's output columns + mask_pitch
+  int tile_pitch;  ///< floats between tile rows: >= tile_cols and = 4 (mod 8)
+  /// Bytes of the buffer for @p mask_rows mask rows.
   __host__ __device__ constexpr std::size_t shared_bytes(int mask_rows) const {
     return (static_cast<std::size_t>(mask_rows) * mask_pitch +
             static_cast<std::size_t>(tile_rows) * tile_pitch) *
@@ -303,9 +260,7 @@ struct ConvTile {
   }
 };
 
-/// The layout for a @p mask_rows x @p mask_cols mask. The tile pitch is 4 (mod 8) floats, so that
-/// the float4 window reads of one quarter-warp phase (4 lanes on one row, 4 on the next) cover
-/// 32 distinct banks.
+/// The layout for a @p mask_rows x @p mask_cols mask (a pitch of 4 mod 8: no bank conflicts).
 __host__ __device__ constexpr ConvTile conv_tile(int mask_rows, int mask_cols) {
   const int mask_pitch = (mask_cols + kQuad - 1) / kQuad * kQuad;
   const int tile_cols = kStripThreadsX * kStrip + mask_pitch;
@@ -313,8 +268,7 @@ __host__ __device__ constexpr ConvTile conv_tile(int mask_rows, int mask_cols) {
   return {mask_pitch, kStripThreadsY + mask_rows - 1, tile_cols, tile_pitch};
 }
 
-/// Exercise 4.7: copies the N floats at @p src (16-byte aligned) into the register array @p dst,
-/// one float4 load per 4 floats.
+/// Exercise 4.7: copies the N floats at @p src (16-byte aligned) into registers @p dst by float4s.
 template <int N>
 __device__ __forceinline__ void load_quads(const float* src, float (&dst)[N]) {
   static_assert(N % kQuad == 0, "the floats are loaded as whole float4s");
@@ -329,10 +283,7 @@ __device__ __forceinline__ void load_quads(const float* src, float (&dst)[N]) {
   // EXERCISE 4.7 end
 }
 
-/// Exercise 4.8: accumulates the K x L mask (flipped, in shared memory with pitch @p mask_pitch)
-/// into the Strip outputs whose window starts at @p tile_at. Per mask row, the Strip + L - 1
-/// inputs and the L mask values go into registers once, then Strip * L multiply-adds use only
-/// registers.
+/// Exercise 4.8: accumulates the K x L mask into the Strip outputs at @p tile_at, from registers.
 template <int K, int L, int Strip>
 __device__ __forceinline__ void accumulate_strip(const float* tile_at, int tile_pitch,
                                                  const float* mask_tile, int mask_pitch,
@@ -346,9 +297,7 @@ __device__ __forceinline__ void accumulate_strip(const float* tile_at, int tile_
   // EXERCISE 4.8 end
 }
 
-/// Exercise 4.9: the same for a mask size known only at run time (@p mask_rows x @p mask_pitch,
-/// zero past the real mask's columns), four mask columns at a time: a window of Strip + 4 inputs
-/// and one float4 of the mask per step.
+/// Exercise 4.9: the same for a run-time mask size, four mask columns (one float4) at a time.
 template <int Strip>
 __device__ __forceinline__ void accumulate_strip_any(const float* tile_at, int tile_pitch,
                                                      const float* mask_tile, int mask_rows,
@@ -361,9 +310,7 @@ __device__ __forceinline__ void accumulate_strip_any(const float* tile_at, int t
   // EXERCISE 4.9 end
 }
 
-/// conv2d with register strips: thread (tx, ty) of block (bx, by) computes row `64*by + ty`,
-/// columns `32*bx + 8*tx + 0..7`. K, L > 0 fix the mask size at compile time; K = L = 0 is the
-/// generic path (@p mk x @p ml). The dynamic buffer holds the flipped mask and the input tile.
+/// conv2d in strips of kStrip outputs per thread; a K x L mask, or any mask for K = L = 0.
 template <int K, int L>
 __global__ void __launch_bounds__(kConv2dThreads)
     conv2d_kernel(const float* __restrict__ img, int h, int w, const float* __restrict__ mask,
@@ -383,7 +330,6 @@ __global__ void __launch_bounds__(kConv2dThreads)
     mask_tile[i] =
         q < mask_cols ? mask[(mask_rows - 1 - p) * mask_cols + (mask_cols - 1 - q)] : 0.0f;
   }
-  // The input tile with its halo, zero outside the image; each warp loads 32 neighbouring floats.
   const int block_y = blockIdx.y * kStripThreadsY;           // the block's first output row ...
   const int block_x = blockIdx.x * kStripThreadsX * kStrip;  // ... and column
   const int first_y = block_y - mask_rows / 2;               // image row of tile row 0
@@ -404,8 +350,7 @@ __global__ void __launch_bounds__(kConv2dThreads)
     accumulate_strip<K, L, kStrip>(tile_at, layout.tile_pitch, mask_tile, layout.mask_pitch, acc);
   else
     accumulate_strip_any(tile_at, layout.tile_pitch, mask_tile, mask_rows, layout.mask_pitch, acc);
-  // Write-back: float4s where the row is aligned and the whole strip inside the image (x <= w -
-  // kStrip: x + kStrip <= w would overflow near INT_MAX), one float at a time elsewhere.
+  // float4s where the whole strip is inside and aligned (not x + kStrip <= w: INT_MAX overflow).
   const int y = block_y + threadIdx.y;
   const int x = block_x + threadIdx.x * kStrip;
   if (y >= h)
@@ -422,31 +367,23 @@ __global__ void __launch_bounds__(kConv2dThreads)
   }
 }
 
-/// Threads of a conv1d block.
-inline constexpr int kConv1dThreads = 256;
-/// Consecutive conv1d outputs per thread: a strip of 4, so that the window reads of 8
-/// neighbouring lanes are 128 contiguous bytes.
-inline constexpr int kConv1dStrip = kQuad;
-/// conv1d outputs per block.
-inline constexpr int kConv1dRun = kConv1dThreads * kConv1dStrip;
-/// The longest conv1d mask (as in chapter 3): every tap stays in shared memory.
-inline constexpr int kMaxTaps = 4096;
+inline constexpr int kConv1dThreads = 256;  ///< threads of a conv1d block
+inline constexpr int kMaxTaps = 4096;       ///< the most taps: they and their segment fit in 48 KB
+
+inline constexpr int kConv1dStrip = kQuad;  ///< outputs per thread: 8 lanes read 128 bytes
+inline constexpr int kConv1dRun = kConv1dThreads * kConv1dStrip;  ///< outputs per block
 
 /// @p count rounded up to a whole number of float4.
 __host__ __device__ constexpr int round_up_to_quad(int count) {
   return (count + kQuad - 1) / kQuad * kQuad;
 }
 
-/// Bytes of conv1d's buffer for @p m taps: the reversed taps rounded up to a float4 (zeros past
-/// the last), then the segment of inputs that the block's kConv1dRun outputs read, one float4
-/// longer than the taps so that the last window read stays inside. 127 taps: 5120 bytes.
+/// Bytes of conv1d's buffer for @p m taps: the taps and the segment, each rounded up to float4s.
 __host__ __device__ constexpr std::size_t conv1d_shared_bytes(int m) {
   return (2 * static_cast<std::size_t>(round_up_to_quad(m)) + kConv1dRun) * sizeof(float);
 }
 
-/// Exercise 4.10: accumulates the reversed taps (@p taps, @p tap_quads float4, zero past the
-/// last) into the kConv1dStrip outputs whose inputs start at @p window_at (16-byte aligned):
-/// output s is the sum over q of `taps[q] * window_at[s + q]`.
+/// Exercise 4.10: `acc[s] += taps[q] * window_at[s + q]` over @p tap_quads float4s of taps.
 __device__ __forceinline__ void accumulate_taps(const float* window_at, const float* taps,
                                                 int tap_quads, float (&acc)[kConv1dStrip]) {
   // EXERCISE 4.10 begin
@@ -460,10 +397,7 @@ __device__ __forceinline__ void accumulate_taps(const float* window_at, const fl
   // EXERCISE 4.10 end
 }
 
-/// Full 1D convolution `y[i] = sum over j of a[i - j] * b[j]`, i < n + m - 1: block i0 computes
-/// the kConv1dRun outputs from i0 * kConv1dRun, thread t the strip of kConv1dStrip from there
-/// + 4t. The block stages the taps reversed and the segment of inputs its outputs read (with the
-/// halo of m - 1 before them, zero outside a) in the dynamic buffer, as chapter 3 did.
+/// Full 1D convolution `y[i] = sum over j of a[i - j] * b[j]`, a strip of outputs per thread.
 __global__ void __launch_bounds__(kConv1dThreads)
     conv1d_kernel(const float* __restrict__ a, int n, const float* __restrict__ b, int m,
                   float* __restrict__ y) {
@@ -479,7 +413,7 @@ __global__ void __launch_bounds__(kConv1dThreads)
     const long long source = first + s;
     segment[s] = s < kConv1dRun + m - 1 && source >= 0 && source < n ? a[source] : 0.0f;
   }
-  __syncthreads();  // the taps and the segment are complete before anyone reads them
+  __syncthreads();  // the segment and the taps are complete before anyone reads them
   float acc[kConv1dStrip] = {};
   accumulate_taps(segment + threadIdx.x * kConv1dStrip, taps, tap_floats / kQuad, acc);
   const long long i = first_output + threadIdx.x * kConv1dStrip;
