@@ -20,8 +20,8 @@ inline constexpr int kTile = 128;         ///< outputs per side of a block tile
 inline constexpr int kWarpsAcross = kTile / kWarpTileCols;           ///< warps along a row: 2
 inline constexpr int kWarpsDown = kTile / kWarpTileRows;             ///< warps along a column: 4
 inline constexpr int kLanesAcross = kWarpTileCols / kRegisterBlock;  ///< lanes along a row: 8
-inline constexpr int kRowGroupStride = kWarpTileRows / 2;  ///< a thread's two row groups apart
-inline constexpr int kColGroupStride = kWarpTileCols / 2;  ///< its two column groups apart
+inline constexpr int kRowGroupStride = kWarpTileRows / 2;  ///< between a thread's two row groups
+inline constexpr int kColGroupStride = kWarpTileCols / 2;  ///< between its two column groups
 inline constexpr int kBatch = 16;  ///< k-steps per batch: `xx[16][128]`, `yy[16][128]`
 inline constexpr int kStages = 2;  ///< step 2: cp.async fills one stage, the warps read the other
 inline constexpr int kProductThreads = kWarpsDown * kWarpsAcross * kWarpSize;  ///< threads
@@ -29,6 +29,7 @@ inline constexpr int kQuadsPerPanelRow = kTile / kQuad;  ///< float4 slots in a 
 /// float4 copies each thread makes of each panel per batch.
 inline constexpr int kCopiesPerThread = kBatch * kQuadsPerPanelRow / kProductThreads;
 
+static_assert(kWarpSize / kLanesAcross * kRegisterBlock == kWarpTileRows, "lanes fill a warp tile");
 static_assert(kRegisterBlock == 2 * kQuad, "a thread's 8 rows (and columns) are two float4 groups");
 static_assert(kBatch * kQuadsPerPanelRow % kProductThreads == 0, "whole copies per thread");
 
