@@ -10,7 +10,9 @@ tests run):
   memcheck, racecheck, synccheck, initcheck
                   compute-sanitizer --tool X --error-exitcode reports errors on EXE --bug NAME
   ncu:METRIC      the profiler's METRIC, summed over the run's kernels, is larger for
-                  EXE --bug NAME than for EXE on the same arguments
+                  EXE --bug NAME than for EXE on the same arguments: more than NCU_MARGIN times
+                  as large, since the counters of two identical runs differ a little (bank
+                  conflicts of one kernel at 1024 x 1024 x 1024 on an H100: 77183 and 76718)
 The control: the same tool finds EXE itself (no --bug) clean on the same arguments, and for ncu
 the comparison is the control. Each runs on the problems the bug offers, at sizes that are multiples
 of every tile, awkward ones, and (check, ncu) larger ones; the bug must be caught at one of them,
@@ -38,6 +40,8 @@ QUICK = ["--warmup", "0", "--reps", "1", "--no-compare"]
 SANITIZER_ERRORS = 99
 SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 TIMEOUT = 900
+# How many times the chapter's own figure the bug's must exceed (see ncu:METRIC above).
+NCU_MARGIN = 1.5
 
 
 def skip(why):
@@ -190,7 +194,7 @@ def main():
             without, control_kernels = ncu_metric(ncu, metric, exe, arguments)
             print(f"  {metric}: bug {with_bug:g} ({kernels} launches), "
                   f"control {without:g} ({control_kernels} launches): {shown}")
-            if with_bug > without:
+            if with_bug > NCU_MARGIN * without:
                 caught_at.append(shown)
     if not tried:
         fail("the executable refused every size tried")

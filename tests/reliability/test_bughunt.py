@@ -129,6 +129,8 @@ def main():
                "PASS: " + metric + " caught", "ncu: a larger metric for the bug passes")
         expect(hunt(folder, metric, FAKE_NCU_BUG=5, FAKE_NCU_CONTROL=5), 1, "did not catch",
                "ncu: an equal metric fails")
+        expect(hunt(folder, metric, FAKE_NCU_BUG=77183, FAKE_NCU_CONTROL=76718), 1,
+               "did not catch", "ncu: a metric larger by the counters' noise fails")
         expect(hunt(folder, metric, FAKE_NCU_DENIED=1), 0, "SKIPPED: no access",
                "ncu: no counter access skips")
         expect(hunt(folder, "check", FAKE_NO_DEVICE=1), 0, "SKIPPED: no CUDA device",
