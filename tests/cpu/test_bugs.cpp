@@ -76,7 +76,8 @@ int run(const course::Chapter& chapter, std::vector<std::string> args, std::stri
 
 }  // namespace
 
-TEST_CASE("--bug takes a planted bug's name and --list-bugs takes no value", "[cli][bugs]") {
+TEST_CASE("the flag --bug takes a planted bug's name and --list-bugs takes no value",
+          "[cli][bugs]") {
   CHECK(parse({}).bug.empty());
   CHECK_FALSE(parse({}).list_bugs);
   CHECK(parse({"--bug", "halo"}).bug == "halo");
@@ -88,7 +89,7 @@ TEST_CASE("--bug takes a planted bug's name and --list-bugs takes no value", "[c
   CHECK(options.problems.size() == 1);
 }
 
-TEST_CASE("--bug refuses an unknown name with the names it takes", "[cli][bugs]") {
+TEST_CASE("the flag --bug refuses an unknown name with the names it takes", "[cli][bugs]") {
   const std::string unknown = refusal({"--bug", "halo2"});
   CHECK(unknown.find("--bug") != std::string::npos);
   CHECK(unknown.find("\"halo2\"") != std::string::npos);
@@ -103,7 +104,7 @@ TEST_CASE("--bug refuses an unknown name with the names it takes", "[cli][bugs]"
   CHECK(none.find("\"halo\"") != std::string::npos);
 }
 
-TEST_CASE("--bug runs the bug's own launch: launch choices and the demo are refused with it",
+TEST_CASE("a planted bug runs its own launch: launch choices and the demo are refused with it",
           "[cli][bugs]") {
   CHECK(refusal({"--bug", "halo", "--tile", "16"}).find("--tile") != std::string::npos);
   CHECK(refusal({"--tile", "16", "--bug", "halo"}).find("--bug") == 0);
@@ -151,7 +152,8 @@ TEST_CASE("a chapter's registration of its planted bugs is checked", "[bugs]") {
   CHECK(course::planted_bugs_error(Bugs{idle}).find("no launcher") != std::string::npos);
 }
 
-TEST_CASE("--list-bugs prints NAME, TOOL and summary, tab-separated, one bug a line", "[bugs]") {
+TEST_CASE("the flag --list-bugs prints NAME, TOOL and summary, tab-separated, a line each",
+          "[bugs]") {
   const course::Chapter chapter = bug_chapter();
   CHECK(course::bug_list(chapter.bugs) ==
         "no-barrier\tracecheck\tthe product reads a tile nobody finished writing\n"
