@@ -60,7 +60,7 @@ struct Chapter {
 };
 
 /// Whether @p tool names a way to catch a planted bug: check, memcheck, racecheck, synccheck,
-/// initcheck, or ncu:<metric> with a metric name of letters, digits, '_' and '.'.
+/// initcheck, or `ncu:<metric>` with a metric name of letters, digits, '_' and '.'.
 bool planted_bug_tool_known(const std::string& tool);
 
 /// What is wrong with @p bugs as a chapter registers them (a name that `--bug` cannot take or that
