@@ -93,12 +93,13 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
   course::require_positive(m, "m");
   course::require_positive(n, "n");
   course::require_positive(k, "k");
-  // The loop over k steps past k by up to one tile: keep that in an int.
-  course::require(k <= INT_MAX - kMaxTile, "k = " + std::to_string(k) + " is too large: at most " +
-                                               std::to_string(INT_MAX - kMaxTile));
   course::require(tile >= 1 && tile <= kMaxTile, "tile width " + std::to_string(tile) +
                                                      " is not possible: chapter 3 takes 1 to " +
                                                      std::to_string(kMaxTile));
+  // The loop over k steps past k by up to a step's depth: keep that in an int.
+  const int most = INT_MAX - product_depth(tile);
+  course::require(k <= most,
+                  "k = " + std::to_string(k) + " is too large: at most " + std::to_string(most));
   const dim3 block(tile, tile);
   const dim3 grid = course::grid_2d(n, m, block);  // x walks columns
   const std::size_t bytes = product_shared_bytes(tile);

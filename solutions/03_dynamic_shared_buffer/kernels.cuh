@@ -16,6 +16,13 @@ namespace ch03 {
 inline constexpr int kMaxTile = 32;   ///< the widest tile: 32 x 32 threads, the most a block has
 inline constexpr int kMaxBlock = 32;  ///< the widest conv2d block, for the same reason
 
+/// Depth along k of a product step for the tile width @p tile: the tiles of A (tile x depth) and
+/// of B (depth x tile) hold two tile widths of k, so a step does 2T combines per thread between
+/// its two barriers.
+__host__ __device__ constexpr int product_depth(int tile) {
+  return 2 * tile;
+}
+
 /// The bytes of this launch's dynamic shared buffer, as the hardware reports them.
 __device__ __forceinline__ std::size_t dynamic_shared_bytes() {
   unsigned bytes = 0;
@@ -38,20 +45,22 @@ __device__ float element_or_identity(const float* M, int rows, int cols, int r, 
 /// Bytes of the product's buffer for tile width @p tile: the third launch parameter.
 __host__ __device__ constexpr std::size_t product_shared_bytes(int tile) {
   // EXERCISE 3.2 begin: size the buffer that the product carves
-  return 2 * static_cast<std::size_t>(tile) * tile * sizeof(float);  // the A tile, the B tile
+  return 2 * static_cast<std::size_t>(tile) * product_depth(tile) * sizeof(float);  // two tiles
   // EXERCISE 3.2 end
 }
 
-/// Matrix product over @p Semiring: a block of @p tile x @p tile threads per tile of C.
+/// Matrix product over @p Semiring: a block of @p tile x @p tile threads per tile of C, walking
+/// along k one step of product_depth(tile) at a time, as in chapter 2.
 template <typename Semiring>
 __device__ __forceinline__ void product_block(const float* A, const float* B, float* C, int m,
                                               int n, int k, int tile) {
+  const int depth = product_depth(tile);
   extern __shared__ __align__(16) float shared_buffer[];  // sized by the launch
   // EXERCISE 3.1 begin: carve the buffer into the A tile and the B tile
-  float* a_tile = shared_buffer;                // tile x tile floats from offset 0
-  float* b_tile = shared_buffer + tile * tile;  // tile x tile floats right after the A tile
+  float* a_tile = shared_buffer;                 // A[rows of this block][step .. step + depth)
+  float* b_tile = shared_buffer + tile * depth;  // B[step .. step + depth)[columns of this block]
   // EXERCISE 3.1 end
-  if (!buffer_reaches(shared_buffer, b_tile + tile * tile))
+  if (!buffer_reaches(shared_buffer, b_tile + depth * tile))
     return;
   const int tx = threadIdx.x;
   const int ty = threadIdx.y;
@@ -60,13 +69,17 @@ __device__ __forceinline__ void product_block(const float* A, const float* B, fl
   // No early return for threads outside C: every thread must reach every barrier, and these
   // threads still copy their share of the tiles.
   float acc = Semiring::identity();
-  for (int step = 0; step < k; step += tile) {
-    a_tile[ty * tile + tx] = element_or_identity<Semiring>(A, m, k, row, step + tx);
-    b_tile[ty * tile + tx] = element_or_identity<Semiring>(B, k, n, step + ty, col);
-    __syncthreads();  // both tiles are complete before anyone reads them
+  for (int step = 0; step < k; step += depth) {
 #pragma unroll
-    for (int p = 0; p < tile; ++p)
-      acc = Semiring::combine(acc, a_tile[ty * tile + p], b_tile[p * tile + tx]);
+    for (int d = 0; d < depth; d += tile) {
+      a_tile[ty * depth + d + tx] = element_or_identity<Semiring>(A, m, k, row, step + d + tx);
+      b_tile[(d + ty) * tile + tx] = element_or_identity<Semiring>(B, k, n, step + d + ty, col);
+    }
+    // Both tiles are complete before anyone reads them.
+    __syncthreads();
+#pragma unroll
+    for (int p = 0; p < depth; ++p)
+      acc = Semiring::combine(acc, a_tile[ty * depth + p], b_tile[p * tile + tx]);
     __syncthreads();  // nobody still reads the tiles when the next step overwrites them
   }
   if (row < m && col < n)

@@ -20,19 +20,25 @@ constexpr std::size_t kFloat = sizeof(float);
 }  // namespace
 
 // The arithmetic is constexpr: the compiler checks these before any test runs.
-static_assert(ch03::product_shared_bytes(32) == 2 * 32 * 32 * kFloat);
+static_assert(ch03::product_shared_bytes(32) == 2 * 32 * 64 * kFloat);
 static_assert(ch03::conv2d_shared_bytes(32, 63, 63) == (63 * 63 + 94 * 94) * kFloat);
 static_assert(ch03::conv1d_shared_bytes(127) == (127 + 256 + 126) * kFloat);
 
-TEST_CASE("the product's buffer is two tile x tile tiles", "[ch03][buffer]") {
+TEST_CASE("the product's buffer is a tile x depth tile and a depth x tile tile", "[ch03][buffer]") {
   for (int tile = 1; tile <= ch03::kMaxTile; ++tile) {
     INFO("tile " << tile);
-    CHECK(ch03::product_shared_bytes(tile) == 2 * static_cast<std::size_t>(tile) * tile * kFloat);
+    // Chapter 2's step: two tile widths of k.
+    CHECK(ch03::product_depth(tile) == 2 * tile);
+    CHECK(ch03::product_shared_bytes(tile) ==
+          2 * static_cast<std::size_t>(tile) * ch03::product_depth(tile) * kFloat);
+    CHECK(ch03::product_shared_bytes(tile) == 4 * static_cast<std::size_t>(tile) * tile * kFloat);
     CHECK_FALSE(ch03::needs_opt_in(ch03::product_shared_bytes(tile)));
   }
-  CHECK(ch03::product_shared_bytes(32) == 8192);
-  CHECK(ch03::product_shared_bytes(16) == 2048);
-  CHECK(ch03::product_shared_bytes(8) == 512);
+  // The A tile of T x 2T floats, then the B tile of 2T x T.
+  CHECK(ch03::product_shared_bytes(32) == 16384);
+  CHECK(ch03::product_shared_bytes(16) == 4096);
+  CHECK(ch03::product_shared_bytes(8) == 1024);
+  CHECK(ch03::product_shared_bytes(1) == 16);
 }
 
 TEST_CASE("conv2d's buffer holds the mask and the tile with its halo", "[ch03][buffer]") {
@@ -169,6 +175,16 @@ TEST_CASE("the launchers refuse sizes the kernels do not take, before touching t
         rejection([&] { product(nullptr, nullptr, nullptr, 0, 8, 8, nullptr, 32); }).empty());
     CHECK_FALSE(
         rejection([&] { product(nullptr, nullptr, nullptr, 8, 8, -1, nullptr, 32); }).empty());
+    // The loop over k runs a step's depth past k: the k for which that would pass INT_MAX is
+    // refused, whatever the tile width.
+    for (int tile : {32, 16, 8, 5, 1}) {
+      INFO("tile " << tile);
+      const int too_deep = INT_MAX - ch03::product_depth(tile) + 1;
+      const std::string message =
+          rejection([&] { product(nullptr, nullptr, nullptr, 8, 8, too_deep, nullptr, tile); });
+      CHECK(message.find("too large") != std::string::npos);
+      CHECK(message.find(std::to_string(INT_MAX - ch03::product_depth(tile))) != std::string::npos);
+    }
   }
 
   const std::pair<const char*, Conv2d> convolutions[] = {

@@ -57,6 +57,26 @@ TEST_CASE("ch03 matmul and minplus match the reference at the course's sizes, ev
   }
 }
 
+TEST_CASE("ch03 matmul and minplus, both variants, match the reference for k around a step's depth",
+          "[gpu]") {
+  COURSE_REQUIRE_GPU();
+  for (int tile : kTileChoices) {
+    const int depth = ch03::product_depth(tile);
+    // One step holding a single k, a step one short of full, one full step, a second step
+    // holding a single k, and several steps with a part-filled last one. m and n leave the
+    // last tiles of C part-filled too.
+    for (int k : {1, depth - 1, depth, depth + 1, 3 * depth + 5}) {
+      INFO("tile " << tile << ", depth " << depth << ", k " << k);
+      testing::check_products(with_choice(ch03::matmul, tile), with_choice(ch03::minplus, tile),
+                              tile + 1, 2 * tile - 1, k, 3);
+      INFO("dispatch");
+      testing::check_products(with_choice(ch03::dispatch::matmul, tile),
+                              with_choice(ch03::dispatch::minplus, tile), tile + 1, 2 * tile - 1, k,
+                              4);
+    }
+  }
+}
+
 TEST_CASE("ch03 products launch with the buffer their tile width needs", "[gpu]") {
   COURSE_REQUIRE_GPU();
   for (int tile : {32, 16, 8, 4, 13}) {
@@ -67,8 +87,8 @@ TEST_CASE("ch03 products launch with the buffer their tile width needs", "[gpu]"
     INFO(product.summary(45));
     CHECK(product.passed);
     CHECK(last_launch_bytes() == ch03::product_shared_bytes(tile));
-    // The A tile, then the B tile, tile x tile floats each.
-    CHECK(last_launch_bytes() == 2 * std::size_t(tile) * tile * sizeof(float));
+    // The A tile (tile x 2 tile floats), then the B tile (2 tile x tile).
+    CHECK(last_launch_bytes() == 4 * std::size_t(tile) * tile * sizeof(float));
   }
 }
 
