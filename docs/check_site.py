@@ -15,7 +15,7 @@ Fails (status 1, one line per problem) unless:
   page while the student edition has none, nor any page of a file in solutions/;
 - the results page shows the committed plot, or says that none is committed;
 - no page shows Doxygen or Markdown syntax that failed to render (`@ref`, a code fence, a link or
-  an image as text);
+  an image, bold, a code span as text);
 - every internal link, image, stylesheet, script, frame and object resolves to a file of the site,
   and every `#fragment` to an anchor of its page; this covers the tree view's and the search's
   JavaScript indexes too;
@@ -42,10 +42,15 @@ LEFTOVERS = [
     (re.compile(r"^\s*(?:```|~~~)", re.MULTILINE), "an unrendered code fence"),
     (re.compile(r"</?(?:tt|code|b|em)>"), "HTML tags shown as text"),
 ]
-# Checked in the text outside code (a page may show this syntax in a code span).
+# Checked in the text outside code (a page may show this syntax in a code span) of the pages
+# written in Markdown (MARKDOWN_PAGE): lessons, appendices, hints, the README, docs/pages.
+MARKDOWN_PAGE = re.compile(r"^(?:ch\d\d(?:_hints|_appendix)?|index|tools|instructors|results|api)"
+                           r"\.html$")
 PROSE_LEFTOVERS = [
     (re.compile(r"!?\[[^\[\]]*\]\([^()\s]+\.(?:md|svg|png)(?:#[^()\s]*)?\)"),
      "a Markdown link or image shown as text"),
+    (re.compile(r"(?<![*\w])\*\*(?=\S)"), "Markdown bold shown as asterisks"),
+    (re.compile(r"`"), "a backtick shown as text (a code span that failed)"),
 ]
 
 
@@ -170,8 +175,10 @@ class Site:
                 self.check_target(f"{self.rel(path)}:{line}", path, url)
             text = "".join(parsed.text)
             prose = "".join(parsed.prose)
-            for pattern, what, where in [(p, w, text) for p, w in LEFTOVERS] + \
-                    [(p, w, prose) for p, w in PROSE_LEFTOVERS]:
+            checks = [(p, w, text) for p, w in LEFTOVERS]
+            if MARKDOWN_PAGE.match(path.name):
+                checks += [(p, w, prose) for p, w in PROSE_LEFTOVERS]
+            for pattern, what, where in checks:
                 found = pattern.search(where)
                 if found:
                     snippet = where[max(0, found.start() - 30):found.end() + 30].replace("\n", " ")

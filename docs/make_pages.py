@@ -395,7 +395,7 @@ class Site:
                 text, joined = join_wrapped_link(text, lines[offset:])
                 offset += joined
                 try:
-                    text = self.rewrite_links(rel, text, f"{rel}:{number}")
+                    text = doxygen_markdown(self.rewrite_links(rel, text, f"{rel}:{number}"))
                 except SiteError as error:
                     # Reported with every other broken link once all pages are written.
                     if str(error) not in self.errors:
@@ -403,6 +403,28 @@ class Site:
             result.append(text)
             result.origins.append(number)
         return result
+
+
+def doxygen_markdown(text):
+    """One line of Markdown with what Doxygen 1.9 misreads written the way it reads it:
+    - a code span that ends in a quote (`mode='constant'`) is read as a typographic quote
+      opening at the backtick; as ``mode='constant'`` (same on GitHub) it is code;
+    - bold that starts or ends with a code span (**`mma.sync` is slower**) stays as literal
+      asterisks; <b>...</b> is bold."""
+    text = re.sub(r"(?<!`)`([^`]*')`(?!`)", r"`` \1 ``", text)
+    spans = [m.span() for m in CODE_SPAN.finditer(text)]
+
+    def in_code(position):
+        return any(start <= position < end for start, end in spans)
+
+    def bold(match):
+        inner = match.group(1)
+        if in_code(match.start()) or in_code(match.end() - 1) or \
+                not (inner.startswith("`") or inner.endswith("`")):
+            return match.group(0)
+        return f"<b>{inner}</b>"
+
+    return re.sub(r"\*\*((?:(?!\*\*).)+?)\*\*", bold, text)
 
 
 class Transformed(list):

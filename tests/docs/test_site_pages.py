@@ -188,6 +188,24 @@ class MakePages(unittest.TestCase):
                       "(chapters_01_first_idea_figures_one.svg)\n", self.page(out, "ch01.md"))
 
 
+class DoxygenMarkdown(unittest.TestCase):
+    """What Doxygen 1.9 misreads is rewritten the way it reads it, and nothing else."""
+
+    def test_rewrites(self):
+        sys.path.insert(0, str(ROOT / "docs"))
+        sys.dont_write_bytecode = True
+        import make_pages  # pylint: disable=import-outside-toplevel
+        cases = {
+            "- **`mma.sync` is slower.** A loop.": "- <b>`mma.sync` is slower.</b> A loop.",
+            "(`convolve` with `mode='constant'`)": "(`convolve` with `` mode='constant' ``)",
+            "**plain bold** and **ends with `x`**": "**plain bold** and <b>ends with `x`</b>",
+            "`float** p` and `int** q`": "`float** p` and `int** q`",
+            "`it's` fine, ``a'`` too": "`it's` fine, ``a'`` too",
+        }
+        for given, expected in cases.items():
+            self.assertEqual(make_pages.doxygen_markdown(given), expected)
+
+
 def html_page(body):
     return f"<html><head><title>page</title></head><body>{body}</body></html>\n"
 
@@ -262,6 +280,17 @@ class CheckSite(unittest.TestCase):
         self.assert_fails("ch01.html: a Markdown link or image shown as text")
         self.write_chapter(self.chapter_body + "<p><code>![Figure](figures/one.svg)</code></p>"
                            '<div class="fragment"><div class="line">[a](b.md)</div></div>')
+        result = self.check()
+        self.assertEqual(result.returncode, 0, result.stderr)
+
+    def test_failed_bold_or_code_span_fails_on_markdown_pages_only(self):
+        self.write_chapter(self.chapter_body + "<p>** it is slower.** and &lsquo;a'`</p>")
+        result = self.check()
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("ch01.html: Markdown bold shown as asterisks", result.stderr)
+        self.assertIn("ch01.html: a backtick shown as text", result.stderr)
+        self.write_chapter(self.chapter_body + "<p><code>float** p</code></p>")
+        write(self.html / "namespacecourse.html", html_page("int main(int argc, char **argv) `"))
         result = self.check()
         self.assertEqual(result.returncode, 0, result.stderr)
 
