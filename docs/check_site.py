@@ -49,7 +49,7 @@ MARKDOWN_PAGE = re.compile(r"^(?:ch\d\d(?:_hints|_appendix)?|index|tools|instruc
 PROSE_LEFTOVERS = [
     (re.compile(r"!?\[[^\[\]]*\]\([^()\s]+\.(?:md|svg|png)(?:#[^()\s]*)?\)"),
      "a Markdown link or image shown as text"),
-    (re.compile(r"(?<![*\w])\*\*(?=\S)"), "Markdown bold shown as asterisks"),
+    (re.compile(r"\*\*"), "Markdown bold shown as asterisks"),
     (re.compile(r"`"), "a backtick shown as text (a code span that failed)"),
 ]
 
