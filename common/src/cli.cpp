@@ -103,6 +103,8 @@ std::string join(const std::vector<std::string>& values, const char* separator) 
 
 Options parse_options(int argc, const char* const* argv, const ChapterFlags& flags) {
   Options options;
+  if (!flags.tap_counts.empty())
+    options.taps = flags.tap_counts.front();
   std::string launch_flag;  // the last launch choice given (--tile, ...), refused with --bug
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
@@ -164,7 +166,14 @@ Options parse_options(int argc, const char* const* argv, const ChapterFlags& fla
     } else if (flag == "--taps") {
       const std::string text = take_value();
       options.taps = parse_size(flag, text);
-      if (flags.max_taps > 0 && options.taps > flags.max_taps) {
+      if (!flags.tap_counts.empty()) {
+        if (std::find(flags.tap_counts.begin(), flags.tap_counts.end(), options.taps) ==
+            flags.tap_counts.end()) {
+          fail(flag, text,
+               "this chapter has compiled tap counts " + join(flags.tap_counts, ", ") +
+                   " only; chapter 3 takes any tap count at run time");
+        }
+      } else if (flags.max_taps > 0 && options.taps > flags.max_taps) {
         fail(flag, text, "this chapter takes at most " + std::to_string(flags.max_taps) + " taps");
       }
     } else if (flag == "--tile" && !flags.tiles.empty()) {
@@ -276,10 +285,16 @@ std::string usage(const std::string& program, const ChapterFlags& flags) {
     out << ", square: " << join(flags.mask_sides, ", ");
   }
   out << " (default 13x13)\n"
-      << "  --taps M          conv1d mask length (default 127";
-  if (flags.max_taps > 0)
-    out << ", at most " << flags.max_taps;
-  out << ")\n";
+      << "  --taps M          conv1d mask length";
+  if (!flags.tap_counts.empty()) {
+    out << ", compiled in: " << join(flags.tap_counts, ", ") << " (default "
+        << flags.tap_counts.front() << ")\n";
+  } else {
+    out << " (default 127";
+    if (flags.max_taps > 0)
+      out << ", at most " << flags.max_taps;
+    out << ")\n";
+  }
   if (!flags.tiles.empty()) {
     out << "  --tile T          product tile width: " << join(flags.tiles, ", ") << "\n";
   }

@@ -75,9 +75,16 @@ ChapterSupport describe_support(int chapter, const ProblemSet& problems,
 
   support.conv1d = kNotOffered;
   if (problems.offers(Problem::conv1d)) {
-    std::string text = "n from 1; taps from 1";
-    if (flags.max_taps > 0)
-      text += " to " + std::to_string(flags.max_taps);
+    std::string text = "n from 1; taps ";
+    if (!flags.tap_counts.empty()) {
+      std::vector<int> counts = flags.tap_counts;
+      std::sort(counts.begin(), counts.end());
+      text += "compiled in: " + join(counts, ", ");
+    } else {
+      text += "from 1";
+      if (flags.max_taps > 0)
+        text += " to " + std::to_string(flags.max_taps);
+    }
     text += "; n + taps - 1 at most " + std::to_string(INT_MAX);
     support.conv1d = text;
   }

@@ -165,6 +165,47 @@ TEST_CASE("chapter-specific flags exist only where the chapter offers them", "[c
   CHECK_THROWS_AS(parse({"--mask", "3x5"}, compiled_masks), course::UsageError);
 }
 
+TEST_CASE("a chapter with compiled tap counts takes only those", "[cli]") {
+  course::ChapterFlags compiled_taps;
+  compiled_taps.tap_counts = {7, 3, 1};
+  compiled_taps.max_taps = 4096;              // the list decides where there is one
+  CHECK(parse({}, compiled_taps).taps == 7);  // the first is the default
+  CHECK(parse({"--taps", "3"}, compiled_taps).taps == 3);
+  CHECK(parse({"--taps=1"}, compiled_taps).taps == 1);
+  for (const char* taps : {"5", "2", "127", "4096", "0", "-3", "x"}) {
+    INFO("--taps " << taps);
+    std::string message;
+    try {
+      parse({"--taps", taps}, compiled_taps);
+    } catch (const course::UsageError& error) {
+      message = error.what();
+    }
+    INFO("message: " << message);
+    CHECK(message.rfind("--taps: ", 0) == 0);
+    CHECK(message.find("\"" + std::string(taps) + "\"") != std::string::npos);
+    CHECK(message.find('\n') == std::string::npos);
+  }
+  const auto refusal = [&](const char* taps) {
+    try {
+      parse({"--taps", taps}, compiled_taps);
+    } catch (const course::UsageError& error) {
+      return std::string(error.what());
+    }
+    return std::string();
+  };
+  CHECK(refusal("5") ==
+        "--taps: this chapter has compiled tap counts 7, 3, 1 only; chapter 3 "
+        "takes any tap count at run time, got \"5\"");
+  CHECK(refusal("0").find("expected a whole number") != std::string::npos);
+  // The output length n + taps - 1 counts the default taps too.
+  CHECK(parse({"-n", "2147483641"}, compiled_taps).signal_length == 2147483641);
+  CHECK_THROWS_AS(parse({"-n", "2147483642"}, compiled_taps), course::UsageError);
+  CHECK(parse({"-n", "2147483642", "--taps", "1"}, compiled_taps).taps == 1);
+  // Without a list: any count up to max_taps, or any count at all.
+  CHECK(parse({"--taps", "5"}).taps == 5);
+  CHECK(parse({"--taps", "100000"}, course::ChapterFlags{}).taps == 100000);
+}
+
 TEST_CASE("usage lists the flags the chapter offers", "[cli]") {
   const std::string text = course::usage("ch", all_flags());
   for (const char* flag : {"--problem", "--tile", "--block", "--mapping", "--variant",
@@ -181,6 +222,16 @@ TEST_CASE("usage lists the flags the chapter offers", "[cli]") {
   CHECK(
       text.find("--variant V       kernel variant: plain, dispatch (the first is the default)\n") !=
       std::string::npos);
+  // ... and the tap counts or the tap limit from the --taps line.
+  CHECK(text.find("  --taps M          conv1d mask length (default 127, at most 4096)\n") !=
+        std::string::npos);
+  CHECK(plain.find("  --taps M          conv1d mask length (default 127)\n") != std::string::npos);
+  course::ChapterFlags compiled = all_flags();
+  compiled.tap_counts = {127, 1, 3, 7, 15, 31, 63};
+  const std::string listed = course::usage("ch", compiled);
+  CHECK(listed.find("  --taps M          conv1d mask length, compiled in: 127, 1, 3, 7, 15, 31, "
+                    "63 (default 127)\n") != std::string::npos);
+  CHECK(listed.find("at most") == std::string::npos);
 }
 
 TEST_CASE("the driver fills in the default choices and names the variant in reports", "[cli]") {

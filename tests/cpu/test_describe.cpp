@@ -127,6 +127,27 @@ TEST_CASE("the description names the problems the chapter has and the tap limit"
   CHECK(mentions(course::support_table_row(support), "| 3 | matmul, minplus, conv1d | "));
 }
 
+TEST_CASE("the description lists exactly the tap counts compiled in", "[describe]") {
+  course::ChapterFlags flags;
+  flags.tap_counts = {127, 1, 3, 7, 15, 31, 63};
+  flags.max_taps = 4096;  // no say where the counts are compiled in
+  course::ProblemSet set = products_and_conv2d();
+  set.conv1d = [](const float*, int, const float*, int, float*, cudaStream_t) {};
+  const course::ChapterSupport support = course::describe_support(2, set, flags);
+  INFO(support.conv1d);
+  CHECK(support.conv1d ==
+        "n from 1; taps compiled in: 1, 3, 7, 15, 31, 63, 127; n + taps - 1 at "
+        "most 2147483647");
+  CHECK(mentions(course::support_help(support), "taps compiled in: 1, 3, 7, 15, 31, 63, 127"));
+  const std::set<int> counts = listed(support.conv1d, "taps compiled in: ");
+  CHECK(counts.size() == flags.tap_counts.size());
+  for (int taps = 1; taps <= 300; ++taps) {
+    INFO("taps " << taps);
+    CHECK(accepted({"--taps", std::to_string(taps)}, flags) == (counts.count(taps) == 1));
+  }
+  CHECK_FALSE(accepted({"--taps", "4096"}, flags));
+}
+
 TEST_CASE("the Markdown table has one column per description field", "[describe]") {
   const course::ChapterSupport support =
       course::describe_support(1, products_and_conv2d(), course::ChapterFlags{});

@@ -35,7 +35,10 @@ struct ChapterFlags {
   bool signal_demo = false;  ///< whether `--signal-csv FILE` is offered
   /// Square mask sides offered for conv2d; empty: any odd side up to kMaxMaskSide.
   std::vector<int> mask_sides;
-  int max_taps = 0;  ///< largest conv1d mask length; 0: no limit
+  /// Tap counts compiled into conv1d (`--taps`), the default first; empty: any count, up to
+  /// max_taps when that is set.
+  std::vector<int> tap_counts;
+  int max_taps = 0;  ///< largest conv1d mask length when tap_counts is empty; 0: no limit
   /// Names of the planted bugs `--bug` takes (course::Chapter::bugs fills it in); `--bug` is
   /// refused with the list (or with "plants no bugs") for any other name.
   std::vector<std::string> bugs;
@@ -62,7 +65,7 @@ struct Options {
   int mask_rows = 13;                 ///< conv2d mask rows (odd)
   int mask_cols = 13;                 ///< conv2d mask columns (odd)
   int signal_length = 1 << 24;        ///< conv1d signal samples (set by -n as well)
-  int taps = 127;                     ///< conv1d mask length
+  int taps = 127;                     ///< conv1d mask length (see parse_options)
   LaunchOptions launch;               ///< tile, block, mapping, variant
   int warmup = 2;                     ///< untimed runs before timing
   int reps = 10;                      ///< timed runs
@@ -85,9 +88,10 @@ class UsageError : public std::runtime_error {
 };
 
 /// Parses @p argc / @p argv against the common flags and @p flags. Throws UsageError on any bad
-/// value (negative, zero, non-numeric, overflowing, empty, an even mask, a tile, a variant or a
-/// planted bug that is not offered, an unknown flag), and on `--bug` together with a launch choice
-/// or `--signal-csv` (a planted bug runs its own launch).
+/// value (negative, zero, non-numeric, overflowing, empty, an even mask, a mask or tap count not
+/// compiled in, a tile, a variant or a planted bug that is not offered, an unknown flag), and on
+/// `--bug` together with a launch choice or `--signal-csv` (a planted bug runs its own launch).
+/// Without `--taps`, the taps are the first of ChapterFlags::tap_counts where the chapter has them.
 Options parse_options(int argc, const char* const* argv, const ChapterFlags& flags);
 
 /// The numbers of @p values separated by @p separator ("32, 16"), for messages that list choices.
