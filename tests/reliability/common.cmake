@@ -97,7 +97,10 @@ endfunction()
 #   REL_SIGNAL_CSV  TRUE when --signal-csv is offered
 #   REL_MASK_SIDES  square mask sides compiled in (empty: any odd size up to REL_MASK_MAX)
 #   REL_MASK_MAX    the largest mask side accepted
-#   REL_MAX_TAPS    the largest conv1d mask length (0: no limit of the chapter's own)
+#   REL_TAP_COUNTS  conv1d tap counts compiled in, the default first (empty: any count up to
+#                   REL_MAX_TAPS)
+#   REL_MAX_TAPS    the largest conv1d mask length (0: no limit of the chapter's own, or the
+#                   counts are compiled in)
 # Stops the script with an error when --help does not work.
 macro(rel_read_help executable)
   rel_run(_rel_help 30 ON "${executable}" --help)
@@ -112,6 +115,7 @@ macro(rel_read_help executable)
   set(REL_SIGNAL_CSV FALSE)
   set(REL_MASK_SIDES "")
   set(REL_MASK_MAX 0)
+  set(REL_TAP_COUNTS "")
   set(REL_MAX_TAPS 0)
   if(_rel_help_OUT MATCHES "--tile T +product tile width: ([0-9, ]+)")
     rel_split_list(REL_TILES "${CMAKE_MATCH_1}")
@@ -140,9 +144,23 @@ macro(rel_read_help executable)
   else()
     message(FATAL_ERROR "'${executable} --help' does not describe --mask:\n${_rel_help_OUT}")
   endif()
-  if(_rel_help_OUT MATCHES "--taps M [^\n]*at most ([0-9]+)")
+  if(_rel_help_OUT MATCHES "--taps M +conv1d mask length, compiled in: ([0-9, ]+)")
+    rel_split_list(REL_TAP_COUNTS "${CMAKE_MATCH_1}")
+  elseif(_rel_help_OUT MATCHES "--taps M [^\n]*at most ([0-9]+)")
     set(REL_MAX_TAPS ${CMAKE_MATCH_1})
   endif()
+endmacro()
+
+# rel_tap_choices(): after rel_read_help, with tap counts compiled in, sets REL_TAPS_SMALLEST,
+# REL_TAPS_MIDDLE and REL_TAPS_LARGEST to the smallest, the middle and the largest of them.
+macro(rel_tap_choices)
+  set(_rel_sorted_taps ${REL_TAP_COUNTS})
+  list(SORT _rel_sorted_taps COMPARE NATURAL)
+  list(LENGTH _rel_sorted_taps _rel_tap_count)
+  math(EXPR _rel_middle "${_rel_tap_count} / 2")
+  list(GET _rel_sorted_taps 0 REL_TAPS_SMALLEST)
+  list(GET _rel_sorted_taps ${_rel_middle} REL_TAPS_MIDDLE)
+  list(GET _rel_sorted_taps -1 REL_TAPS_LARGEST)
 endmacro()
 
 # rel_launch_variants(): after rel_read_help, sets REL_PRODUCT_VARIANTS and REL_CONV_VARIANTS to

@@ -12,7 +12,8 @@ cmake_policy(VERSION 3.25)
 #                    PASS (SKIPPED where the GPU or the host cannot hold it)
 #         =large     -DPROBLEM=<p> -DARGS=<a,b,...> -DEXPECT=pass|refuse: one case of
 #                    large_cases.txt (PASS is SKIPPED where the GPU or the host cannot hold it)
-# Prints "SKIPPED: ..." (a CTest skip) where there is no CUDA device.
+# Prints "SKIPPED: ..." (a CTest skip) where there is no CUDA device. With -DDRY_RUN=ON it prints
+# the cases it would run (expected outcome, then the arguments), one a line, and runs none.
 include(${CMAKE_CURRENT_LIST_DIR}/common.cmake)
 
 # One run, and none of the previous chapter's kernels: at the largest sizes they (a single block
@@ -75,9 +76,23 @@ if(MODE STREQUAL "edge")
       endforeach()
     endforeach()
   elseif(PROBLEM STREQUAL "conv1d")
+    # Taps 1 and 2; a chapter with compiled tap counts uses those of them it has (or else its
+    # smallest), its middle and its largest, whose halo is longer than the signal.
+    set(tap_choices 1 2)
+    if(REL_TAP_COUNTS)
+      rel_tap_choices()
+      set(tap_choices "")
+      foreach(m 1 2)
+        if(m IN_LIST REL_TAP_COUNTS)
+          list(APPEND tap_choices ${m})
+        endif()
+      endforeach()
+      rel_unique(tap_choices ${tap_choices} ${REL_TAPS_SMALLEST} ${REL_TAPS_MIDDLE}
+                 ${REL_TAPS_LARGEST})
+    endif()
     foreach(variant "" ${REL_CONV_VARIANTS})
       foreach(n 1 2)
-        foreach(m 1 2)
+        foreach(m IN LISTS tap_choices)
           add_case(pass "${p} -n ${n} --taps ${m} ${variant}")
         endforeach()
       endforeach()
@@ -143,6 +158,13 @@ elseif(MODE STREQUAL "large")
   add_case(${EXPECT} "--problem ${PROBLEM} ${arguments}")
 else()
   message(FATAL_ERROR "MODE must be edge, refuse, grid, boundary or large, got '${MODE}'")
+endif()
+
+if(DRY_RUN)
+  foreach(arguments_text expect IN ZIP_LISTS case_arguments case_expect)
+    message("${expect}: ${arguments_text}")
+  endforeach()
+  return()
 endif()
 
 set(REL_FAILURES "")

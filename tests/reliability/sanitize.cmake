@@ -1,7 +1,8 @@
 cmake_policy(VERSION 3.25)
 # Runs one problem of a chapter executable under one compute-sanitizer tool, at small awkward
 # sizes and in every launch variant the executable offers (tile and block widths, thread
-# mappings, compiled mask sizes, kernel variants), and fails if the tool reports anything.
+# mappings, compiled mask sizes and tap counts, kernel variants), and fails if the tool reports
+# anything.
 #   -DCOMPUTE_SANITIZER=<path>  the tool, found at configure time (if not: looked up on PATH)
 #   -DTOOL=memcheck|racecheck|synccheck|initcheck
 #   -DEXECUTABLE=<path>
@@ -13,6 +14,8 @@ cmake_policy(VERSION 3.25)
 #   -DARGS=<arguments>            what to run
 #   -DEXPECT_FINDING=<regex>      pass only if the tool reports errors and its report matches this
 # Prints "SKIPPED: ..." (a CTest skip) where there is no compute-sanitizer or no CUDA device.
+# With -DDRY_RUN=ON it prints the command lines it would run under the tool, one a line, and runs
+# none (no compute-sanitizer or device needed).
 include(${CMAKE_CURRENT_LIST_DIR}/common.cmake)
 
 # The exit status compute-sanitizer gives when it found errors: distinct from the executables' own
@@ -29,7 +32,7 @@ if(NOT sanitizer OR NOT EXISTS "${sanitizer}")
   find_program(sanitizer_on_path compute-sanitizer)
   set(sanitizer "${sanitizer_on_path}")
 endif()
-if(NOT sanitizer)
+if(NOT sanitizer AND NOT DRY_RUN)
   message("SKIPPED: compute-sanitizer was not found (it comes with the CUDA toolkit; "
           "reconfigure with -DCOURSE_COMPUTE_SANITIZER=<path> to use it)")
   return()
@@ -100,17 +103,31 @@ else()
       endforeach()
     endforeach()
   elseif(PROBLEM STREQUAL "conv1d")
-    set(taps 37)
-    set(more_taps 100)
-    if(REL_MAX_TAPS GREATER 0 AND REL_MAX_TAPS LESS more_taps)
-      set(more_taps ${REL_MAX_TAPS})
-    endif()
-    if(REL_MAX_TAPS GREATER 0 AND REL_MAX_TAPS LESS taps)
-      set(taps ${REL_MAX_TAPS})
-    endif()
-    list(APPEND runs "${p} -n 100 --taps ${taps}" "${p} -n 37 --taps ${more_taps}")
-    if(REL_MAX_TAPS GREATER more_taps)
-      list(APPEND runs "${p} -n 300 --taps ${REL_MAX_TAPS}")
+    if(REL_TAP_COUNTS)
+      # Every compiled tap count is a kernel of its own; the largest also with a signal shorter
+      # than its halo and with one whose second block reads the first one's inputs as its halo
+      # (blocks of up to 256 outputs), the middle one with n one past 256.
+      rel_tap_choices()
+      set(taps ${REL_TAPS_LARGEST})
+      foreach(count IN LISTS REL_TAP_COUNTS)
+        list(APPEND runs "${p} -n 100 --taps ${count}")
+      endforeach()
+      list(APPEND runs "${p} -n 37 --taps ${REL_TAPS_LARGEST}"
+                       "${p} -n 300 --taps ${REL_TAPS_LARGEST}"
+                       "${p} -n 257 --taps ${REL_TAPS_MIDDLE}")
+    else()
+      set(taps 37)
+      set(more_taps 100)
+      if(REL_MAX_TAPS GREATER 0 AND REL_MAX_TAPS LESS more_taps)
+        set(more_taps ${REL_MAX_TAPS})
+      endif()
+      if(REL_MAX_TAPS GREATER 0 AND REL_MAX_TAPS LESS taps)
+        set(taps ${REL_MAX_TAPS})
+      endif()
+      list(APPEND runs "${p} -n 100 --taps ${taps}" "${p} -n 37 --taps ${more_taps}")
+      if(REL_MAX_TAPS GREATER more_taps)
+        list(APPEND runs "${p} -n 300 --taps ${REL_MAX_TAPS}")
+      endif()
     endif()
     foreach(variant IN LISTS conv_variants)
       list(APPEND runs "${p} -n 100 --taps ${taps} ${variant}")
@@ -158,6 +175,13 @@ macro(skip_if_no_device)
     return()
   endif()
 endmacro()
+
+if(DRY_RUN)
+  foreach(run IN LISTS runs)
+    message("${run}")
+  endforeach()
+  return()
+endif()
 
 set(REL_FAILURES "")
 foreach(run IN LISTS runs)
