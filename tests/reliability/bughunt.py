@@ -16,13 +16,15 @@ tests run):
 The control: the same tool finds EXE itself (no --bug) clean on the same arguments, and for ncu
 the comparison is the control. Each runs on the problems the bug offers, at sizes that are multiples
 of every tile, awkward ones, and (check, ncu) larger ones; the bug must be caught at one of them,
-the control clean at all.
+the control clean at all. Where the chapter compiles its conv1d tap counts (its --help lists them),
+the sizes use the largest and the middle of them instead.
 Prints "SKIPPED: ..." and exits 0 where there is no CUDA device, no tool or no counter access.
 """
 import argparse
 import csv
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -81,6 +83,23 @@ def offered_problems(exe, bug):
     if not offered:
         fail(f"planted bug {bug} offers no problem")
     return offered
+
+
+def compiled_taps(exe):
+    """The conv1d tap counts the chapter compiles, from its --help ("--taps M  conv1d mask
+    length, compiled in: 127, 1, 3 (default 127)"); empty where it takes any count."""
+    code, out, _ = run([exe, "--help"], hide_device=True)
+    found = re.search(r"--taps M +conv1d mask length, compiled in: ([0-9, ]+)", out)
+    if code != 0 or not found:
+        return []
+    return [int(count) for count in re.findall(r"[0-9]+", found.group(1))]
+
+
+def with_taps(sizes, taps):
+    """The sizes with the value of --taps replaced by taps."""
+    sizes = list(sizes)
+    sizes[sizes.index("--taps") + 1] = str(taps)
+    return sizes
 
 
 def sanitizer_report(tool, exe, arguments):
@@ -149,8 +168,14 @@ def main():
     base = ["--problem", ",".join(problems)] + QUICK
     print(f"planted bug {bug} ({', '.join(problems)}), caught by {tool}")
 
+    sizes_tried, large = SIZES, LARGE
+    counts = sorted(compiled_taps(exe))
+    if counts:
+        sizes_tried = [with_taps(SIZES[0], counts[-1]),
+                       with_taps(SIZES[1], counts[len(counts) // 2])]
+        large = with_taps(LARGE, counts[-1])
     caught_at, tried = [], []
-    for sizes in SIZES + ([] if tool in SANITIZER_TOOLS else [LARGE]):
+    for sizes in sizes_tried + ([] if tool in SANITIZER_TOOLS else [large]):
         arguments = base + sizes
         shown = " ".join(arguments)
         # The chapter's own kernels first, with no tool: sizes it refuses (exit 4, one error

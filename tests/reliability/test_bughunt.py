@@ -5,7 +5,8 @@ catches the bug and the chapter's own kernels are clean, and skips where it cann
 
 The stand-in executable reads FAKE_* variables: FAKE_NO_DEVICE (exit 3), FAKE_BUG_FAILS (the bug
 run's check FAILs), FAKE_CONTROL_FAILS (the chapter's own run FAILs), FAKE_REFUSE (every run is
-refused with exit 4). The sanitizer stand-in reports FAKE_SANITIZER_BUG_ERRORS errors on a --bug
+refused with exit 4), FAKE_TAPS (its --help lists these compiled tap counts, and it refuses any
+other with exit 2). The sanitizer stand-in reports FAKE_SANITIZER_BUG_ERRORS errors on a --bug
 run and FAKE_SANITIZER_CONTROL_ERRORS on the others; the ncu stand-in reports FAKE_NCU_BUG and
 FAKE_NCU_CONTROL as the metric, or the counter-permission error with FAKE_NCU_DENIED.
 """
@@ -24,6 +25,17 @@ EXECUTABLE = textwrap.dedent('''\
     import os, sys
     args = sys.argv[1:]
     env = os.environ
+    taps = [int(count) for count in env.get("FAKE_TAPS", "").split(",") if count]
+    if args == ["--help"] and taps:
+        print("usage: chapter [flags]")
+        print("  --taps M          conv1d mask length, compiled in: "
+              + ", ".join(map(str, taps)) + f" (default {taps[0]})")
+        sys.exit(0)
+    if taps and "--taps" in args and int(args[args.index("--taps") + 1]) not in taps:
+        print("error: --taps: this chapter has compiled tap counts "
+              + ", ".join(map(str, taps)) + " only, got '" + args[args.index("--taps") + 1]
+              + "'", file=sys.stderr)
+        sys.exit(2)
     bug = args[args.index("--bug") + 1] if "--bug" in args else None
     if bug is not None and bug != "stale":
         print(f"error: --bug: this chapter's planted bugs are stale, got \\"{bug}\\"", file=sys.stderr)
@@ -116,6 +128,10 @@ def main():
         expect(hunt(folder, "check", FAKE_BUG_FAILS=1), 0, "PASS: check caught",
                "check: the bug's FAIL passes")
         expect(hunt(folder, "check"), 1, "did not catch", "check: a bug that passes fails")
+        expect(hunt(folder, "check", FAKE_BUG_FAILS=1, FAKE_TAPS="7,1,3"), 0,
+               "PASS: check caught planted bug stale at: --problem matmul --warmup 0 --reps 1 "
+               "--no-compare -m 256 -k 256 -n 256 --height 256 --width 256 --taps 7",
+               "check: a chapter with compiled tap counts gets those")
         expect(hunt(folder, "check", FAKE_BUG_FAILS=1, FAKE_CONTROL_FAILS=1), 1,
                "control run without --bug exited 1", "check: a failing control fails")
         expect(hunt(folder, "memcheck", FAKE_SANITIZER_BUG_ERRORS=2), 0, "PASS: memcheck caught",
