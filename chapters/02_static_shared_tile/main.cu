@@ -12,7 +12,6 @@
 
 #include "course/driver.hpp"
 
-#include <algorithm>
 #include <iterator>
 
 int main(int argc, char** argv) {
@@ -28,9 +27,7 @@ int main(int argc, char** argv) {
                       ch01::conv2d, ch01::conv1d};
   chapter.flags.tiles.assign(std::begin(ch02::kTiles), std::end(ch02::kTiles));
   chapter.flags.mask_sides.assign(std::begin(ch02::kMaskSides), std::end(ch02::kMaskSides));
-  // The largest compiled tap count; the launcher refuses the counts between that are not compiled.
-  chapter.flags.max_taps =
-      *std::max_element(std::begin(ch02::kTapCounts), std::end(ch02::kTapCounts));
+  chapter.flags.tap_counts.assign(std::begin(ch02::kTapCounts), std::end(ch02::kTapCounts));
   // The bug hunt (bug_hunt.cuh): a tiled product with a defect, at the default tile width.
   const auto bug_product = [](auto kernel) {
     return [kernel](const float* A, const float* B, float* C, int m, int n, int k,
