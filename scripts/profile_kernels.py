@@ -43,8 +43,12 @@ METRICS = [
     ("smsp__inst_executed_op_shared_ld.sum", "shared_load_requests"),
     ("smsp__inst_executed_op_shared_st.sum", "shared_store_requests"),
     ("smsp__inst_executed_op_ldsm.sum", "ldmatrix_requests"),
-    ("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "shared_wavefronts"),
-    ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", "shared_bank_conflicts"),
+    ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "shared_load_wavefronts"),
+    ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "shared_store_wavefronts"),
+    ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum", "ldmatrix_wavefronts"),
+    ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "shared_load_conflicts"),
+    ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "shared_store_conflicts"),
+    ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum", "ldmatrix_conflicts"),
     ("sm__warps_active.avg.pct_of_peak_sustained_active", "occupancy_pct"),
     ("launch__registers_per_thread", "registers"),
     ("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", "fma_pipe_pct"),
@@ -143,7 +147,7 @@ def derive(problem, sizes, launch):
 
 
 def _sum(row, *columns):
-    return sum(float(row[c]) for c in columns if isinstance(row[c], float))
+    return sum(float(row.get(c)) for c in columns if isinstance(row.get(c), float))
 
 
 def roofs(row, problem):
@@ -312,19 +316,24 @@ def table(rows):
         "| occupancy, registers | FMA pipe, tensor pipe, issue slots | top stalls (warps per issue) |",
         "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     for row in rows:
-        requests = sum(row[c] for c in ("shared_load_requests", "shared_store_requests",
-                                        "ldmatrix_requests") if isinstance(row[c], float))
+        requests = _sum(row, "shared_load_requests", "shared_store_requests", "ldmatrix_requests")
+        wavefronts = _sum(row, "shared_load_wavefronts", "shared_store_wavefronts",
+                          "ldmatrix_wavefronts")
+        conflicts = _sum(row, "shared_load_conflicts", "shared_store_conflicts",
+                         "ldmatrix_conflicts")
         stalls = ", ".join(f"{row[f'stall_{p}']} {row[f'stall_{p}_ratio']:.2f}"
                            for p in (1, 2) if isinstance(row[f"stall_{p}_ratio"], float))
-        unit = "op/s" if row["problem"] == "minplus" else "FLOP/s"
+        # minplus in steps (an add and a min), as the executables and the ladder report it
+        steps = row["problem"] == "minplus"
+        rate = row["rate"] / 2 if steps and isinstance(row["rate"], float) else row["rate"]
+        unit = "step/s" if steps else "FLOP/s"
         lines.append(
             f"| {row['chapter']} ({row['edition']}) | {row['problem']} | `{row['kernel']}` "
-            f"| {row['time_ns'] / 1e6:.3f} ms | {_si(row['rate'], unit)} "
+            f"| {row['time_ns'] / 1e6:.3f} ms | {_si(rate, unit)} "
             f"| {_si(row['dram_read_bytes'], 'B')} / {_si(row['dram_write_bytes'], 'B')} "
             f"| {_si(32.0 * _sum(row, 'l2_read_sectors', 'l2_write_sectors'), 'B')} "
             f"| {_num(row['intensity_dram'])}, {_num(row['intensity_l2'])} "
-            f"| {_si(requests, '')}, {_si(row['shared_wavefronts'], '')}, "
-            f"{_si(row['shared_bank_conflicts'], '')} "
+            f"| {_si(requests, '')}, {_si(wavefronts, '')}, {_si(conflicts, '')} "
             f"| {_pct(row['occupancy_pct'])}, {_num(row['registers'])} "
             f"| {_pct(row['fma_pipe_pct'])}, {_pct(row['tensor_pipe_pct'])}, "
             f"{_pct(row['issue_pct'])} | {stalls or '-'} |")
@@ -430,7 +439,9 @@ def run(args):
         write_csv(profile(args, log_folder), csv_path)
         rows = read_csv(csv_path)
     if args.check:
-        images = [path for path in (os.path.join(results, f"roofline_{p}.svg")
+        # The rooflines recorded beside the CSV, as --update-readme leaves them.
+        folder = args.results or os.path.dirname(os.path.abspath(args.from_csv))
+        images = [path for path in (os.path.join(folder, f"roofline_{p}.svg")
                                     for p in dict.fromkeys(row["problem"] for row in rows))
                   if os.path.exists(path)]
         block = render(rows, images, args.readme)
@@ -440,8 +451,12 @@ def run(args):
               f"scripts/profile.sh --from-csv {args.from_csv} --update-readme", file=sys.stderr)
         return EXIT_FAILED
     images = [] if args.no_plot else draw(rows, results)
-    text = render(rows, images, os.path.join(results, "profile.md"))
-    with open(os.path.join(results, "profile.md"), "w", encoding="utf-8") as handle:
+    # The table as a file of its own stays out of results/: the README holds the recorded one.
+    table_folder = os.path.join(args.build_dir, "results") if args.update_readme else results
+    os.makedirs(table_folder, exist_ok=True)
+    table_path = os.path.join(table_folder, "profile.md")
+    text = render(rows, images, table_path)
+    with open(table_path, "w", encoding="utf-8") as handle:
         handle.write(text)
     print(text)
     if args.update_readme:
