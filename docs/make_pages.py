@@ -817,7 +817,48 @@ def results_page(site):
         page.add("")
         page.add("The measurements behind them, one line per run: " +
                  ", ".join(f"`{p}`" for p in csvs) + " in the repository.")
+    profile_section(site, page)
     return page
+
+
+def profile_section(site, page):
+    """The recorded profile (results/profile.csv, scripts/profile.sh --all --update-readme): the
+    table the README shows, written by the same writer, and the rooflines committed with it."""
+    page.add("")
+    page.add("## What the profiler says {#results-profile}")
+    page.add("")
+    rel = "results/profile.csv"
+    if not (site.root / rel).exists():
+        page.add("No profile is recorded yet: `scripts/profile.sh --all --update-readme` records "
+                 "one on a GPU.")
+        return
+    writer = load_profile_writer(site.root)
+    rows = writer.read_csv(str(site.root / rel))
+    page.add("`scripts/profile.sh` runs each chapter's kernels under Nsight Compute with one "
+             "fixed set of metrics (the tools page says what each means); "
+             "`scripts/profile.sh --all --update-readme` records every chapter's solution in "
+             f"`{rel}` with a roofline per problem.")
+    page.add("")
+    for text in site.transform(rel, writer.render(rows, [], str(site.root / "README.md"))
+                               .strip("\n").split("\n")):
+        page.add(text)
+    for problem in dict.fromkeys(row["problem"] for row in rows):
+        image = f"results/roofline_{problem}.svg"
+        if (site.root / image).exists():
+            name = image.replace("/", "_")
+            shutil.copyfile(site.root / image, site.images_dir / name)
+            page.add("")
+            page.add(f"@image html {name} \"Roofline, {problem} ({image})\"")
+
+
+def load_profile_writer(root):
+    """scripts/profile_kernels.py of the repository at @p root: the one profile-table writer."""
+    sys.dont_write_bytecode = True  # nothing written into the source tree
+    scripts = str(root / "scripts")
+    if scripts not in sys.path:
+        sys.path.insert(0, scripts)
+    import profile_kernels  # pylint: disable=import-outside-toplevel
+    return profile_kernels
 
 
 def api_page(site):
