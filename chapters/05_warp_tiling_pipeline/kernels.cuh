@@ -87,9 +87,10 @@ __device__ __forceinline__ void multiply_batch(const Stage& stage, ThreadTile ti
 #pragma unroll
   for (int kk = 0; kk < kBatch; ++kk) {
     // EXERCISE 5.2 begin
-    // Read the 8 values of the A panel and the 8 of the B panel that this thread needs at k-step
-    // kk, each group of 4 as one float4, from the rows and columns that thread_tile() gave it;
-    // then combine their outer product into v.
+    // Which 8 values of the A panel and which 8 of the B panel does this thread need at k-step
+    // kk (thread_tile() gave its first rows and columns; where are the second groups)? Are the
+    // 4 values of a group neighbours, so that one 16-byte load can read them? Then combine their
+    // outer product into v, as in chapter 4.
     // (Nothing yet: v keeps the identity, so C comes out as 0 or +inf everywhere.)
     // EXERCISE 5.2 end
   }
