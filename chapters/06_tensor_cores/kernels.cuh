@@ -184,7 +184,8 @@ __device__ __forceinline__ void multiply_batch(const float* a_tile, const float*
     FragmentB b[kMmaTilesAcross];
     Loader::load(a_tile + k8, b_tile + k8, lane, a, b);
     // EXERCISE 6.3 begin: the warp holds 4 fragments of A and 8 of B. Which products make its
-    // 4 x 8 accumulator tiles? Unroll every loop, so that acc stays in registers.
+    // 4 x 8 accumulator tiles? What must be true of every index into acc (chapter 4) for it to
+    // stay in registers?
     // (nothing yet: the accumulators stay 0)
     // EXERCISE 6.3 end
   }
@@ -195,8 +196,9 @@ __device__ __forceinline__ void store_block(float* __restrict__ c, int m, int n,
                                             int lane,
                                             const float (&acc)[kMmaTilesDown][kMmaTilesAcross][4]) {
   // EXERCISE 6.4 begin: where in C does each accumulator element go (exercise 6.1 knows its
-  // place in its tile)? C is not padded: which of those places exist? Compute row * n in
-  // std::size_t.
+  // place in its tile)? C is not padded: which of those places exist? Which two elements of a
+  // lane are neighbours in a row, so that one 8-byte store can write both, and when is that
+  // store not allowed? (A row times n can pass 2^31 in a large matrix.)
   // (nothing yet: C keeps whatever it held before)
   (void)c;
   (void)m;
