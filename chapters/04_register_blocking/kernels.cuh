@@ -229,9 +229,9 @@ __global__ void __launch_bounds__(kProductThreads, kProductMinBlocksPerSm)
   fill_identity<Semiring>(v);
   BatchSources src = batch_sources(at, bp, padded_m, padded_n, row0, col0, slot);
   // EXERCISE 4.6 begin
-  // Float4_product_kernel's loop, but with each batch's global loads issued
-  // one trip early, so that they travel while the block multiplies. Where must the first load go,
-  // and where in the trip do the next batch's loads go so that they neither wait in front of a
+  // The loop of float4_product_kernel, but with each batch's global loads issued one trip
+  // early, so that they travel while the block multiplies. Where must the first load go, and
+  // where in the trip do the next batch's loads go so that they neither wait in front of a
   // barrier nor overwrite data someone still reads? What about the last trip?
   // (nothing yet: v keeps the identity, so C comes out as 0 or +inf everywhere)
   (void)src;
