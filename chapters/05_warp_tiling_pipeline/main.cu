@@ -35,6 +35,8 @@ int main(int argc, char** argv) {
                       {}};
   chapter.missing_reasons[static_cast<int>(course::Problem::conv2d)] =
       "a block loads its tile once and has no loop along k to pipeline (chapter 4 runs it)";
+  chapter.missing_reasons[static_cast<int>(course::Problem::conv1d)] =
+      "a block loads its segment once and has no loop to pipeline (chapter 4 runs it)";
   chapter.exercises.assign(std::begin(ch05::kExercises), std::end(ch05::kExercises));
   // The bug hunt: step 2 with a defect, through the same pre-pass and launch.
   chapter.bugs = {{"stage-reuse",

@@ -40,6 +40,8 @@ int main(int argc, char** argv) {
       "runs it)";
   chapter.missing_reasons[static_cast<int>(course::Problem::conv2d)] =
       "these tiles do not help a convolution (chapter 4 runs it)";
+  chapter.missing_reasons[static_cast<int>(course::Problem::conv1d)] =
+      "these tiles do not help a convolution (chapter 4 runs it)";
   chapter.exercises.assign(std::begin(ch06::kExercises), std::end(ch06::kExercises));
   return course::run_chapter(chapter, argc, argv);
 }

@@ -40,7 +40,7 @@ struct QuadGroups {
   }
 };
 
-/// Exercise 4.1: `xx[kk][r] = A[row0 + r][k0 + kk]`, `yy[kk][c] = B[k0 + kk][col0 + c]` (step 1).
+/// Exercise 4.1, step 1: one batch of the A panel (transposed) into `xx`, of B into `yy`.
 template <class Semiring>
 __device__ __forceinline__ void load_batch(const float* __restrict__ a, const float* __restrict__ b,
                                            int m, int n, int k, int row0, int col0, int k0,
@@ -429,7 +429,7 @@ __host__ __device__ constexpr std::size_t conv1d_shared_bytes(int m) {
   return (2 * static_cast<std::size_t>(round_up_to_quad(m)) + kConv1dRun) * sizeof(float);
 }
 
-/// Exercise 4.10: `acc[s] += taps[q] * window_at[s + q]` over @p tap_quads float4s of taps.
+/// Exercise 4.10: the strip's sums over @p tap_quads float4s of taps, from registers.
 __device__ __forceinline__ void accumulate_taps(const float* window_at, const float* taps,
                                                 int tap_quads, float (&acc)[kConv1dStrip]) {
   // EXERCISE 4.10 begin
