@@ -2,9 +2,9 @@
 /// @brief The command line shared by every executable, validated before any GPU work.
 #pragma once
 
-#include "course/launch.cuh"
 #include "course/problems.hpp"
 #include "course/random.hpp"
+#include "course/thread_mapping.hpp"
 
 #include <cstdint>
 #include <stdexcept>

@@ -4,7 +4,10 @@
 
 #include <cuda_runtime.h>
 
+#include "course/cuda_check.hpp"
+
 #include <cstddef>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -84,6 +87,31 @@ class DeviceBuffer {
   std::size_t count_ = 0;
 };
 
-}  // namespace course
+// The members' definitions: templates, so they live in the header.
 
-#include "course/device_buffer_impl.hpp"
+template <typename T>
+void DeviceBuffer<T>::upload(const std::vector<T>& host) {
+  if (host.size() != count_)
+    throw std::invalid_argument("DeviceBuffer::upload: size mismatch");
+  COURSE_CUDA_CHECK(cudaMemcpy(data_, host.data(), bytes(), cudaMemcpyHostToDevice));
+}
+
+template <typename T>
+void DeviceBuffer<T>::download(std::vector<T>& host) const {
+  host.resize(count_);
+  COURSE_CUDA_CHECK(cudaMemcpy(host.data(), data_, bytes(), cudaMemcpyDeviceToHost));
+}
+
+template <typename T>
+std::vector<T> DeviceBuffer<T>::download() const {
+  std::vector<T> host;
+  download(host);
+  return host;
+}
+
+template <typename T>
+void DeviceBuffer<T>::poison() {
+  COURSE_CUDA_CHECK(cudaMemset(data_, kPoisonByte, bytes()));
+}
+
+}  // namespace course

@@ -5,6 +5,8 @@
 
 #include <cuda_runtime.h>
 
+#include "course/thread_mapping.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -32,13 +34,6 @@ dim3 grid_2d(long long width, long long height, dim3 block);
 
 /// The 1D grid that covers @p count items with @p per_block items per block.
 dim3 grid_1d(long long count, long long per_block);
-
-/// How consecutive threads of a warp map onto the output of a matrix product (chapter 1's
-/// coalescing experiment, the trailing choice of its product launchers).
-enum class ThreadMapping {
-  coalesced,   ///< consecutive threads compute consecutive columns: loads of B and stores coalesce
-  transposed,  ///< consecutive threads compute consecutive rows: every access is strided
-};
 
 /// One kernel launch as seen by the launch check: the kernel and its geometry. The drivers use it
 /// to report registers, shared memory and occupancy of what actually ran.
