@@ -114,10 +114,10 @@ class ProblemInstance {
   /// course::CudaError, before allocating, if they would not fit.
   ProblemInstance(const Workload& workload, std::uint64_t seed);
 
-  /// Runs @p set's launcher for this problem once on @p stream, writing output().
+  /// Runs @p set's launcher for this problem once on @p stream, writing the output buffer.
   void launch(const ProblemSet& set, cudaStream_t stream) const;
-  /// The checked run: poisons output(), clears the launch log, runs @p set's launcher once with
-  /// synchronous launch checks (so an error is reported at the launch that caused it), and
+  /// The checked run: poisons the output buffer, clears the launch log, runs @p set's launcher once
+  /// with synchronous launch checks (so an error is reported at the launch that caused it), and
   /// returns the output. launch_log() then holds what was launched.
   std::vector<float> checked_run(const ProblemSet& set, cudaStream_t stream) const;
   /// Compares @p output with the CPU reference; a matmul with the tolerance of @p arithmetic.
@@ -126,20 +126,12 @@ class ProblemInstance {
 
   /// The problem.
   Problem problem() const { return workload_.problem; }
-  /// The problem and its sizes.
-  const Workload& workload() const { return workload_; }
   /// Sizes as reported, e.g. "m=4096 n=4096 k=4096".
   std::string sizes() const;
   /// Fills the rate fields of @p result for this problem's sizes (course::fill_rate).
   void fill_rate(RunResult& result, const DeviceInfo& device, Arithmetic arithmetic) const;
   /// Columns of the output (for (row, column) in messages).
   std::size_t output_columns() const;
-  /// The output buffer on the device.
-  DeviceBuffer<float>& output() const { return output_; }
-  /// The first input (A, the image or the signal) on the host.
-  const std::vector<float>& host_first() const { return host_first_; }
-  /// The second input (B or the mask) on the host.
-  const std::vector<float>& host_second() const { return host_second_; }
 
  private:
   Workload workload_;
