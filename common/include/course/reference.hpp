@@ -25,7 +25,7 @@ float minplus_reference_at(const float* A, const float* B, int n, int k, int i, 
 
 /// 2D convolution of an @p h x @p w image with an odd @p mk x @p ml mask, zero padding, same-size
 /// output: `out[y][x] = sum over (p, q) of mask[p][q] * img[y + mk/2 - p][x + ml/2 - q]`, the
-/// definition of `scipy.ndimage.convolve(img, mask, mode='constant')`. Accumulated in double.
+/// definition of `scipy.ndimage.convolve` with mode `constant`. Accumulated in double.
 void conv2d_reference(const float* img, int h, int w, const float* mask, int mk, int ml,
                       double* out);
 /// Element (@p y, @p x) of conv2d_reference().
