@@ -839,8 +839,8 @@ def profile_section(site, page):
              "`scripts/profile.sh --all --update-readme` records every chapter's solution in "
              f"`{rel}` with a roofline per problem.")
     page.add("")
-    for text in site.transform(rel, writer.render(rows, [], str(site.root / "README.md"))
-                               .strip("\n").split("\n")):
+    block = writer.profile_table.render(rows, [], str(site.root / "README.md"))
+    for text in site.transform(rel, block.strip("\n").split("\n")):
         page.add(text)
     for problem in dict.fromkeys(row["problem"] for row in rows):
         image = f"results/roofline_{problem}.svg"

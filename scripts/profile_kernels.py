@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import course_chapters  # noqa: E402
 import ncu_csv  # noqa: E402
+import profile_table  # noqa: E402
 import readme_block  # noqa: E402
 
 # Exit statuses (scripts/profile.sh documents them).
@@ -126,8 +127,8 @@ def derive(problem, sizes, launch):
     row = {column: launch.get(metric, "") for metric, column in METRICS}
     work, unit = work_of(problem, sizes)
     seconds = float(row["time_ns"]) * 1e-9 if row["time_ns"] != "" else 0.0
-    dram = _sum(row, "dram_read_bytes", "dram_write_bytes")
-    l2 = 32.0 * _sum(row, "l2_read_sectors", "l2_write_sectors")
+    dram = profile_table.total(row, "dram_read_bytes", "dram_write_bytes")
+    l2 = 32.0 * profile_table.total(row, "l2_read_sectors", "l2_write_sectors")
     row.update({
         "problem": problem, "sizes": sizes, "kernel": short_name(launch.get("Kernel Name", "")),
         "work": work, "work_unit": unit,
@@ -144,10 +145,6 @@ def derive(problem, sizes, launch):
         ratio, reason = stalls[place - 1] if len(stalls) >= place else ("", "")
         row[f"stall_{place}"], row[f"stall_{place}_ratio"] = reason, ratio
     return row
-
-
-def _sum(row, *columns):
-    return sum(float(row.get(c)) for c in columns if isinstance(row.get(c), float))
 
 
 def roofs(row, problem):
@@ -293,80 +290,6 @@ def _format(value):
     return f"{value:.6g}" if isinstance(value, float) else value
 
 
-def _si(value, unit, digits=3):
-    if not isinstance(value, float):
-        return "-"
-    if value == 0:
-        return f"0 {unit}".strip()
-    for factor, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1, "")):
-        if abs(value) >= factor:
-            return f"{value / factor:.{digits}g} {prefix}{unit}".strip()
-    return f"{value:.{digits}g} {unit}".strip()
-
-
-def _pct(value):
-    return f"{value:.0f}%" if isinstance(value, float) else "-"
-
-
-def table(rows):
-    """The Markdown table of @p rows: one line per chapter and problem."""
-    lines = [
-        "| chapter | problem | main kernel | time | rate | DRAM read / written | L2 <-> SM "
-        "| FLOP per byte: DRAM, L2 | shared requests, wavefronts, bank conflicts "
-        "| occupancy, registers | FMA pipe, tensor pipe, issue slots | top stalls (warps per issue) |",
-        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
-    for row in rows:
-        requests = _sum(row, "shared_load_requests", "shared_store_requests", "ldmatrix_requests")
-        wavefronts = _sum(row, "shared_load_wavefronts", "shared_store_wavefronts",
-                          "ldmatrix_wavefronts")
-        conflicts = _sum(row, "shared_load_conflicts", "shared_store_conflicts",
-                         "ldmatrix_conflicts")
-        stalls = ", ".join(f"{row[f'stall_{p}']} {row[f'stall_{p}_ratio']:.2f}"
-                           for p in (1, 2) if isinstance(row[f"stall_{p}_ratio"], float))
-        # minplus in steps (an add and a min), as the executables and the ladder report it
-        steps = row["problem"] == "minplus"
-        rate = row["rate"] / 2 if steps and isinstance(row["rate"], float) else row["rate"]
-        unit = "step/s" if steps else "FLOP/s"
-        lines.append(
-            f"| {row['chapter']} ({row['edition']}) | {row['problem']} | `{row['kernel']}` "
-            f"| {row['time_ns'] / 1e6:.3f} ms | {_si(rate, unit)} "
-            f"| {_si(row['dram_read_bytes'], 'B')} / {_si(row['dram_write_bytes'], 'B')} "
-            f"| {_si(32.0 * _sum(row, 'l2_read_sectors', 'l2_write_sectors'), 'B')} "
-            f"| {_num(row['intensity_dram'])}, {_num(row['intensity_l2'])} "
-            f"| {_si(requests, '')}, {_si(wavefronts, '')}, {_si(conflicts, '')} "
-            f"| {_pct(row['occupancy_pct'])}, {_num(row['registers'])} "
-            f"| {_pct(row['fma_pipe_pct'])}, {_pct(row['tensor_pipe_pct'])}, "
-            f"{_pct(row['issue_pct'])} | {stalls or '-'} |")
-    return "\n".join(lines)
-
-
-def _num(value):
-    return f"{value:.3g}" if isinstance(value, float) else "-"
-
-
-def header(rows):
-    """The sentence above the table: the GPU, and the command that makes such a profile."""
-    everything = (len({row["chapter"] for row in rows}) > 1
-                  and all(row["edition"] == "solution" for row in rows))
-    command = ("scripts/profile.sh --all" if everything else
-               f"scripts/profile.sh {'--solution ' if rows[0]['edition'] == 'solution' else ''}"
-               f"{rows[0]['chapter']}")
-    return (f"Profiled on **{rows[0]['device']}** with Nsight Compute (`{command}`): each line "
-            "is the chapter's main kernel, one launch, with the caches flushed before each counter "
-            "pass and the clocks as the GPU set them. FLOP per byte is the problem's work (a "
-            "multiply-add is two operations; minplus: an add and a min) over the bytes moved "
-            "between DRAM and L2, and between L2 and the SMs.")
-
-
-def render(rows, images, relative_to):
-    """The profile block: header, table, and a link to each roofline SVG from @p relative_to."""
-    folder = os.path.dirname(os.path.abspath(relative_to))
-    links = "".join(f"\n![Roofline, {os.path.basename(image)[len('roofline_'):-len('.svg')]}]"
-                    f"({os.path.relpath(os.path.abspath(image), folder).replace(os.sep, '/')})"
-                    for image in sorted(images) if image.endswith(".svg"))
-    return header(rows) + "\n\n" + table(rows) + "\n" + links
-
-
 def parse_arguments(argv):
     parser = argparse.ArgumentParser(
         prog="scripts/profile.sh",
@@ -444,7 +367,7 @@ def run(args):
         images = [path for path in (os.path.join(folder, f"roofline_{p}.svg")
                                     for p in dict.fromkeys(row["problem"] for row in rows))
                   if os.path.exists(path)]
-        block = render(rows, images, args.readme)
+        block = profile_table.render(rows, images, args.readme)
         if readme_block.update_file(args.readme, BLOCK, block, check_only=True):
             return EXIT_OK
         print(f"error: {args.readme}'s profile table differs from {args.from_csv}: run "
@@ -455,12 +378,13 @@ def run(args):
     table_folder = os.path.join(args.build_dir, "results") if args.update_readme else results
     os.makedirs(table_folder, exist_ok=True)
     table_path = os.path.join(table_folder, "profile.md")
-    text = render(rows, images, table_path)
+    text = profile_table.render(rows, images, table_path)
     with open(table_path, "w", encoding="utf-8") as handle:
         handle.write(text)
     print(text)
     if args.update_readme:
-        readme_block.update_file(args.readme, BLOCK, render(rows, images, args.readme))
+        block = profile_table.render(rows, images, args.readme)
+        readme_block.update_file(args.readme, BLOCK, block)
         print(f"recorded: {results} and the README's profile table")
     failed = [row for row in rows if row.get("status") not in ("PASS", "UNCHECKED")]
     return EXIT_FAILED if failed else EXIT_OK

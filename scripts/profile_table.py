@@ -1,0 +1,85 @@
+"""The profile's table (scripts/profile_kernels.py): the Markdown block that the README, the site's
+Results page and build/results/profile.md show, written from the rows of a profile.csv. Standard
+library only.
+"""
+
+import os
+
+
+def total(row, *columns):
+    """The sum of the numeric @p columns of @p row (empty fields count as nothing)."""
+    return sum(float(row.get(c)) for c in columns if isinstance(row.get(c), float))
+
+
+def _si(value, unit, digits=3):
+    if not isinstance(value, float):
+        return "-"
+    if value == 0:
+        return f"0 {unit}".strip()
+    for factor, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1, "")):
+        if abs(value) >= factor:
+            return f"{value / factor:.{digits}g} {prefix}{unit}".strip()
+    return f"{value:.{digits}g} {unit}".strip()
+
+
+def _pct(value):
+    return f"{value:.0f}%" if isinstance(value, float) else "-"
+
+
+def table(rows):
+    """The Markdown table of @p rows: one line per chapter and problem."""
+    lines = [
+        "| chapter | problem | main kernel | time | rate | DRAM read / written | L2 <-> SM "
+        "| FLOP per byte: DRAM, L2 | shared requests, wavefronts, bank conflicts "
+        "| occupancy, registers | FMA pipe, tensor pipe, issue slots | top stalls (warps per issue) |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for row in rows:
+        requests = total(row, "shared_load_requests", "shared_store_requests", "ldmatrix_requests")
+        wavefronts = total(row, "shared_load_wavefronts", "shared_store_wavefronts",
+                          "ldmatrix_wavefronts")
+        conflicts = total(row, "shared_load_conflicts", "shared_store_conflicts",
+                         "ldmatrix_conflicts")
+        stalls = ", ".join(f"{row[f'stall_{p}']} {row[f'stall_{p}_ratio']:.2f}"
+                           for p in (1, 2) if isinstance(row[f"stall_{p}_ratio"], float))
+        # minplus in steps (an add and a min), as the executables and the ladder report it
+        steps = row["problem"] == "minplus"
+        rate = row["rate"] / 2 if steps and isinstance(row["rate"], float) else row["rate"]
+        unit = "step/s" if steps else "FLOP/s"
+        lines.append(
+            f"| {row['chapter']} ({row['edition']}) | {row['problem']} | `{row['kernel']}` "
+            f"| {row['time_ns'] / 1e6:.3f} ms | {_si(rate, unit)} "
+            f"| {_si(row['dram_read_bytes'], 'B')} / {_si(row['dram_write_bytes'], 'B')} "
+            f"| {_si(32.0 * total(row, 'l2_read_sectors', 'l2_write_sectors'), 'B')} "
+            f"| {_num(row['intensity_dram'])}, {_num(row['intensity_l2'])} "
+            f"| {_si(requests, '')}, {_si(wavefronts, '')}, {_si(conflicts, '')} "
+            f"| {_pct(row['occupancy_pct'])}, {_num(row['registers'])} "
+            f"| {_pct(row['fma_pipe_pct'])}, {_pct(row['tensor_pipe_pct'])}, "
+            f"{_pct(row['issue_pct'])} | {stalls or '-'} |")
+    return "\n".join(lines)
+
+
+def _num(value):
+    return f"{value:.3g}" if isinstance(value, float) else "-"
+
+
+def header(rows):
+    """The sentence above the table: the GPU, and the command that makes such a profile."""
+    everything = (len({row["chapter"] for row in rows}) > 1
+                  and all(row["edition"] == "solution" for row in rows))
+    command = ("scripts/profile.sh --all" if everything else
+               f"scripts/profile.sh {'--solution ' if rows[0]['edition'] == 'solution' else ''}"
+               f"{rows[0]['chapter']}")
+    return (f"Profiled on **{rows[0]['device']}** with Nsight Compute (`{command}`): each line "
+            "is the chapter's main kernel, one launch, with the caches flushed before each counter "
+            "pass and the clocks as the GPU set them. FLOP per byte is the problem's work (a "
+            "multiply-add is two operations; minplus: an add and a min) over the bytes moved "
+            "between DRAM and L2, and between L2 and the SMs.")
+
+
+def render(rows, images, relative_to):
+    """The profile block: header, table, and a link to each roofline SVG from @p relative_to."""
+    folder = os.path.dirname(os.path.abspath(relative_to))
+    links = "".join(f"\n![Roofline, {os.path.basename(image)[len('roofline_'):-len('.svg')]}]"
+                    f"({os.path.relpath(os.path.abspath(image), folder).replace(os.sep, '/')})"
+                    for image in sorted(images) if image.endswith(".svg"))
+    return header(rows) + "\n\n" + table(rows) + "\n" + links
