@@ -5,9 +5,9 @@
 #include "course/problems.hpp"
 #include "course/random.hpp"
 #include "course/thread_mapping.hpp"
+#include "course/usage_error.hpp"
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -21,9 +21,6 @@ enum ExitStatus : int {
   kExitNoDevice = 3,     ///< no CUDA device is visible
   kExitError = 4,        ///< a CUDA error, a request the device cannot meet, or a refused size
 };
-
-/// The largest mask side any chapter accepts for conv2d.
-constexpr int kMaxMaskSide = 63;
 
 /// What a chapter's executable offers beyond the common flags.
 struct ChapterFlags {
@@ -79,12 +76,6 @@ struct Options {
   bool list_bugs = false;             ///< print the planted bugs (name, tool, summary) and exit
   std::string bug;                    ///< planted bug to run in place of the chapter's kernels
   std::string signal_csv;             ///< conv1d demo: write the signal and its filtered copy
-};
-
-/// A command-line error: the message names the flag and the offending value.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
 };
 
 /// Parses @p argc / @p argv against the common flags and @p flags. Throws UsageError on any bad

@@ -3,8 +3,8 @@
 /// names the flag, says what was expected and quotes what was given.
 #pragma once
 
-#include "course/cli.hpp"
 #include "course/problems.hpp"
+#include "course/usage_error.hpp"
 
 #include <cstdint>
 #include <string>

@@ -17,6 +17,9 @@ namespace course {
 /// The problems carried through the chapters.
 enum class Problem { matmul, minplus, conv2d, conv1d };
 
+/// The largest mask side any chapter accepts for conv2d.
+constexpr int kMaxMaskSide = 63;
+
 /// Every problem, in the order the executables run them.
 constexpr Problem kAllProblems[] = {Problem::matmul, Problem::minplus, Problem::conv2d,
                                     Problem::conv1d};
