@@ -1,7 +1,8 @@
 #include "course/cli.hpp"
 
+#include "course/parse.hpp"
+
 #include <algorithm>
-#include <charconv>
 #include <climits>
 #include <sstream>
 
@@ -12,71 +13,33 @@ std::string quoted(const std::string& value) {
   return "\"" + value + "\"";
 }
 
-[[noreturn]] void fail(const std::string& flag, const std::string& value, const std::string& why) {
-  throw UsageError(flag + ": " + why + ", got " + quoted(value));
-}
-
-// Parses the whole of `text` as a base-10 integer in [low, high].
-long long parse_integer(const std::string& flag, const std::string& text, long long low,
-                        long long high) {
-  long long value = 0;
-  const char* first = text.data();
-  const char* last = first + text.size();
-  const auto [end, error] = std::from_chars(first, last, value);
-  std::ostringstream expected;
-  expected << "expected a whole number from " << low << " to " << high;
-  if (text.empty() || error == std::errc::invalid_argument || end != last) {
-    fail(flag, text, expected.str());
-  }
-  if (error == std::errc::result_out_of_range || value < low || value > high) {
-    fail(flag, text, expected.str());
-  }
-  return value;
-}
-
+// A size: a whole number from 1 to INT_MAX.
 int parse_size(const std::string& flag, const std::string& text) {
-  return static_cast<int>(parse_integer(flag, text, 1, INT_MAX));
+  return static_cast<int>(parse_whole_number(flag, text, 1, INT_MAX));
 }
 
 void require_offered(const std::string& flag, const std::string& text, int value,
                      const std::vector<int>& offered) {
   if (std::find(offered.begin(), offered.end(), value) == offered.end()) {
-    fail(flag, text, "this chapter offers " + join(offered, ", "));
+    refuse_value(flag, text, "this chapter offers " + join(offered, ", "));
   }
 }
 
 void parse_mask(const std::string& flag, const std::string& text, const ChapterFlags& flags,
                 Options& options) {
-  const std::size_t cross = text.find('x');
-  const std::string rows_text = text.substr(0, cross);
-  const std::string cols_text = cross == std::string::npos ? rows_text : text.substr(cross + 1);
-  const std::string expected =
-      "expected an odd size K or KxL with sides from 1 to " + std::to_string(kMaxMaskSide);
-  int sides[2] = {0, 0};
-  const std::string* texts[2] = {&rows_text, &cols_text};
-  for (int i = 0; i < 2; ++i) {
-    long long value = 0;
-    const char* first = texts[i]->data();
-    const char* last = first + texts[i]->size();
-    const auto [end, error] = std::from_chars(first, last, value);
-    if (texts[i]->empty() || error != std::errc() || end != last || value < 1 ||
-        value > kMaxMaskSide || value % 2 == 0) {
-      fail(flag, text, expected);
-    }
-    sides[i] = static_cast<int>(value);
-  }
+  const MaskSides sides = parse_mask_sides(flag, text);
   if (!flags.mask_sides.empty()) {
-    const bool offered = sides[0] == sides[1] &&
-                         std::find(flags.mask_sides.begin(), flags.mask_sides.end(), sides[0]) !=
+    const bool offered = sides.rows == sides.cols &&
+                         std::find(flags.mask_sides.begin(), flags.mask_sides.end(), sides.rows) !=
                              flags.mask_sides.end();
     if (!offered) {
-      fail(flag, text,
-           "this chapter has compiled masks " + join(flags.mask_sides, "x.., ") +
-               "x.. (square) only; chapter 3 takes any odd size at run time");
+      refuse_value(flag, text,
+                   "this chapter has compiled masks " + join(flags.mask_sides, "x.., ") +
+                       "x.. (square) only; chapter 3 takes any odd size at run time");
     }
   }
-  options.mask_rows = sides[0];
-  options.mask_cols = sides[1];
+  options.mask_rows = sides.rows;
+  options.mask_cols = sides.cols;
 }
 
 }  // namespace
@@ -127,29 +90,14 @@ Options parse_options(int argc, const char* const* argv, const ChapterFlags& fla
     };
     auto no_value = [&]() {
       if (has_inline_value)
-        fail(flag, value, "takes no value");
+        refuse_value(flag, value, "takes no value");
     };
 
     if (flag == "-h" || flag == "--help") {
       no_value();
       options.help = true;
     } else if (flag == "--problem") {
-      const std::string text = take_value();
-      options.problems.clear();
-      if (text == "all")
-        continue;
-      std::istringstream names(text);
-      std::string name;
-      while (std::getline(names, name, ',')) {
-        Problem problem;
-        if (!parse_problem(name, problem)) {
-          fail(flag, text,
-               "expected all or a comma-separated list of matmul, minplus, conv2d, conv1d");
-        }
-        options.problems.push_back(problem);
-      }
-      if (options.problems.empty())
-        fail(flag, text, "expected a problem name");
+      options.problems = parse_problems(flag, take_value());
     } else if (flag == "-m") {
       options.m = parse_size(flag, take_value());
     } else if (flag == "-n") {
@@ -169,12 +117,13 @@ Options parse_options(int argc, const char* const* argv, const ChapterFlags& fla
       if (!flags.tap_counts.empty()) {
         if (std::find(flags.tap_counts.begin(), flags.tap_counts.end(), options.taps) ==
             flags.tap_counts.end()) {
-          fail(flag, text,
-               "this chapter has compiled tap counts " + join(flags.tap_counts, ", ") +
-                   " only; chapter 3 takes any tap count at run time");
+          refuse_value(flag, text,
+                       "this chapter has compiled tap counts " + join(flags.tap_counts, ", ") +
+                           " only; chapter 3 takes any tap count at run time");
         }
       } else if (flags.max_taps > 0 && options.taps > flags.max_taps) {
-        fail(flag, text, "this chapter takes at most " + std::to_string(flags.max_taps) + " taps");
+        refuse_value(flag, text,
+                     "this chapter takes at most " + std::to_string(flags.max_taps) + " taps");
       }
     } else if (flag == "--tile" && !flags.tiles.empty()) {
       launch_flag = flag;
@@ -194,41 +143,36 @@ Options parse_options(int argc, const char* const* argv, const ChapterFlags& fla
       } else if (text == "transposed") {
         options.launch.mapping = ThreadMapping::transposed;
       } else {
-        fail(flag, text, "expected coalesced or transposed");
+        refuse_value(flag, text, "expected coalesced or transposed");
       }
     } else if (flag == "--variant" && !flags.variants.empty()) {
       launch_flag = flag;
       const std::string text = take_value();
       if (std::find(flags.variants.begin(), flags.variants.end(), text) == flags.variants.end())
-        fail(flag, text, "this chapter offers " + join(flags.variants, ", "));
+        refuse_value(flag, text, "this chapter offers " + join(flags.variants, ", "));
       options.launch.variant = text;
     } else if (flag == "--signal-csv" && flags.signal_demo) {
       options.signal_csv = take_value();
       if (options.signal_csv.empty())
-        fail(flag, options.signal_csv, "expected a file name");
+        refuse_value(flag, options.signal_csv, "expected a file name");
     } else if (flag == "--bug") {
       const std::string text = take_value();
       if (std::find(flags.bugs.begin(), flags.bugs.end(), text) == flags.bugs.end()) {
-        fail(flag, text,
-             flags.bugs.empty() ? "this chapter plants no bugs"
-                                : "this chapter's planted bugs are " + join(flags.bugs, ", "));
+        refuse_value(flag, text,
+                     flags.bugs.empty()
+                         ? "this chapter plants no bugs"
+                         : "this chapter's planted bugs are " + join(flags.bugs, ", "));
       }
       options.bug = text;
     } else if (flag == "--list-bugs") {
       no_value();
       options.list_bugs = true;
     } else if (flag == "--warmup") {
-      options.warmup = static_cast<int>(parse_integer(flag, take_value(), 0, 1000000));
+      options.warmup = static_cast<int>(parse_whole_number(flag, take_value(), 0, 1000000));
     } else if (flag == "--reps") {
-      options.reps = static_cast<int>(parse_integer(flag, take_value(), 1, 1000000));
+      options.reps = static_cast<int>(parse_whole_number(flag, take_value(), 1, 1000000));
     } else if (flag == "--seed") {
-      const std::string text = take_value();
-      std::uint64_t seed = 0;
-      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seed);
-      if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
-        fail(flag, text, "expected a whole number from 0 to 18446744073709551615");
-      }
-      options.seed = seed;
+      options.seed = parse_seed(flag, take_value());
     } else if (flag == "--no-check") {
       no_value();
       options.check = false;

@@ -128,6 +128,7 @@ TEST_CASE("bad values are refused with the flag and the value named", "[cli]") {
       {{"--seed", "-3"}, "--seed"},
       {{"--problem", "fft"}, "\"fft\""},
       {{"--problem", ""}, "--problem"},
+      {{"--problem", "matmul,"}, "\"matmul,\""},
       {{"--frobnicate"}, "--frobnicate"},
       {{"--csv=yes"}, "--csv"},
       {{"--no-compare=1"}, "--no-compare: takes no value"},

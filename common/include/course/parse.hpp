@@ -1,6 +1,7 @@
 /// @file parse.hpp
 /// @brief The values of command-line flags, parsed strictly: the whole text or a refusal that
-/// names the flag, says what was expected and quotes what was given.
+/// names the flag, says what was expected and quotes what was given. The one set of parsers of
+/// the course: every chapter's command line (course/cli.hpp) and the performance ladder's use it.
 #pragma once
 
 #include "course/problems.hpp"
