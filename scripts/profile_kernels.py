@@ -79,13 +79,6 @@ STALL_METRIC = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
 TF32_FLOP_PER_SM_CYCLE = {(8, 0): 1024, (8, 6): 256, (8, 9): 512, (9, 0): 2048}
 
 PROBLEMS = ("matmul", "minplus", "conv2d", "conv1d")
-# The ladder's benchmark sizes (scripts/ladder/workloads.cpp), used by --all.
-LADDER_ARGS = {
-    "matmul": ["-m", "4096", "-n", "4096", "-k", "4096"],
-    "minplus": ["-m", "4096", "-n", "4096", "-k", "4096"],
-    "conv2d": ["--height", "8192", "--width", "8192", "--mask", "13x13"],
-    "conv1d": ["-n", "16777216", "--taps", "127"],
-}
 # The columns of profile.csv, in order.
 COLUMNS = (["chapter", "edition", "problem", "sizes", "status", "kernel", "work", "work_unit",
             "rate", "intensity_dram", "intensity_l2", "peak_compute", "peak_dram", "peak_l2",
@@ -412,14 +405,14 @@ def profile(args, log_folder):
             chosen = None
             if "--problem" in extra:
                 at = extra.index("--problem")
-                chosen = extra[at + 1:at + 2]
+                chosen = [p for p in "".join(extra[at + 1:at + 2]).split(",") if p]
                 del extra[at:at + 2]
+            # Without size flags the executables run the ladder's benchmark sizes (their defaults).
             for problem in chosen or offered_problems(executable):
-                sizes = LADDER_ARGS.get(problem, []) if args.all else []
                 print(f"==> profiling chapter {chapter.number} {problem}", file=sys.stderr)
                 rows.append(profile_problem(ncu, metrics, chapter.number,
                                             "solution" if solution else "student", executable,
-                                            problem, sizes + extra, log))
+                                            problem, extra, log))
     return rows
 
 

@@ -198,6 +198,12 @@ class WholeScript(unittest.TestCase):
         self.assertEqual(matmul["stall_2"], "long_scoreboard")
         self.assertIn("| 9 (solution) | matmul |", result.stdout)
 
+    def test_takes_a_list_of_problems(self):
+        result = self.run_script("--solution", "9", "--problem", "conv2d,matmul")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(os.path.join(self.folder, "results", "profile.csv")) as handle:
+            self.assertEqual([r["problem"] for r in csv.DictReader(handle)], ["conv2d", "matmul"])
+
     def test_records_and_checks_the_readme(self):
         self.assertEqual(self.run_script("--solution", "9").returncode, 0)
         csv_path = os.path.join(self.folder, "results", "profile.csv")
