@@ -414,8 +414,7 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
       const ProblemInstance instance(requested_workload(problem, options), options.seed);
       RunResult result = measure(instance, launchers, options, device, stream, previous);
       result.chapter = chapter.number;
-      const int previous_number = chapter.previous_numbers[static_cast<int>(problem)];
-      result.previous_chapter = previous_number != 0 ? previous_number : chapter.number - 1;
+      result.previous_chapter = chapter.number - 1;
       result.solution = chapter.solution;
       result.variant =
           bug != nullptr ? "bug=" + bug->name : describe_variant(problem, chosen, chapter.flags);

@@ -48,10 +48,8 @@ struct Chapter {
   std::function<ProblemSet(const LaunchOptions& choices)> launchers;
   ChapterFlags flags;               ///< flags beyond the common ones
   std::vector<Exercise> exercises;  ///< the chapter's exercises, for hints after a FAIL
-  ProblemSet previous;  ///< previous chapters' solution launchers at their defaults (may be empty)
-  /// The chapter each launcher of `previous` comes from, in kAllProblems order; 0 means the
-  /// chapter just before this one (chapter 3 compares its conv1d with chapter 1's, say).
-  int previous_numbers[4] = {0, 0, 0, 0};
+  /// The previous chapter's solution launchers at their defaults (may be empty).
+  ProblemSet previous;
   /// Why the chapter has no kernel for a problem, in kAllProblems order, told when one is asked
   /// for (empty: no reason given).
   std::string missing_reasons[4];
