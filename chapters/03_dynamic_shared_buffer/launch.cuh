@@ -15,10 +15,10 @@
 #include <cstddef>
 #include <string>
 
-#include "course/cli.hpp"
 #include "course/cuda_check.hpp"
 #include "course/exercise.hpp"
 #include "course/launch.cuh"
+#include "course/problems.hpp"
 #include "course/semiring.cuh"
 
 namespace ch03 {
