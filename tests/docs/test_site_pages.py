@@ -194,7 +194,7 @@ class DoxygenMarkdown(unittest.TestCase):
     def test_rewrites(self):
         sys.path.insert(0, str(ROOT / "docs"))
         sys.dont_write_bytecode = True
-        import make_pages  # pylint: disable=import-outside-toplevel
+        from sitegen import markdown  # pylint: disable=import-outside-toplevel
         cases = {
             "- **`mma.sync` is slower.** A loop.": "- <b>`mma.sync` is slower.</b> A loop.",
             "(`convolve` with `mode='constant'`)": "(`convolve` with `` mode='constant' ``)",
@@ -203,7 +203,7 @@ class DoxygenMarkdown(unittest.TestCase):
             "`it's` fine, ``a'`` too": "`it's` fine, ``a'`` too",
         }
         for given, expected in cases.items():
-            self.assertEqual(make_pages.doxygen_markdown(given), expected)
+            self.assertEqual(markdown.doxygen_markdown(given), expected)
 
 
 def html_page(body):

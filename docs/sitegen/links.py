@@ -1,0 +1,247 @@
+"""Links between repository files, rewritten for the site.
+
+A link to a chapter's README.md, APPENDIX.md or HINTS.md leads to its page, a link to a documented
+header (common/, a chapter's launch.cuh and kernels.cuh) to its reference page, a link to a heading
+of a Markdown file to that section, an image to a copy of it in the site; links to other repository
+files keep their text. A link to a file that does not exist is an error, reported with its line.
+Every heading gets a label unique across the site, so that GitHub's `#anchor` links keep working.
+"""
+
+import re
+import shutil
+from pathlib import Path
+
+from .chapters import CHAPTER_DIR, SiteError, read_lines
+from .markdown import (HEADING, HTML_ALT, HTML_IMAGE, IMAGE_THEN_PUNCTUATION, INLINE_LINK,
+                       REFERENCE_DEFINITION, doxygen_markdown, github_slug, in_code,
+                       join_wrapped_link, track_fence)
+
+IMAGE_SUFFIXES = {".png", ".svg", ".jpg", ".jpeg", ".gif"}
+EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.\-]*:|//)", re.IGNORECASE)
+# The marker with which lessons used to place a diagram of docs/diagrams; a figure is now an image.
+OLD_DIAGRAM_MARKER = re.compile(r"^\s*<!--\s*diagram:\s*([A-Za-z0-9_\-]+?)(?:\.dot)?\s*-->\s*$")
+
+
+def label_from_slug(prefix, slug, used):
+    """A Doxygen label unique across the site for a heading of page @p prefix."""
+    ascii_slug = re.sub(r"[^a-z0-9_\-]", "", slug.encode("ascii", "ignore").decode()).strip("-")
+    label = f"{prefix}-{ascii_slug or 'section'}"
+    candidate, count = label, 1
+    while candidate in used:
+        candidate = f"{label}-{count}"
+        count += 1
+    used.add(candidate)
+    return candidate
+
+
+class Site:
+    """What the pages of one edition may link to, and the links' rewriting."""
+
+    def __init__(self, root, edition, chapters, out_dir):
+        self.root = root
+        self.edition = edition
+        self.chapters = chapters
+        self.out_dir = out_dir
+        self.images_dir = out_dir / "images"
+        self.used_labels = set()
+        self.errors = []  # broken links, all reported at the end
+        self.heading_labels = {}  # repository path of a Markdown file -> {github slug: label}
+        self.page_labels = {}  # repository path of a Markdown file -> its page's label
+        self.documented = {}  # repository path of a documented header -> the path Doxygen knows
+        for header in sorted((root / "common/include/course").glob("*")):
+            if header.suffix in (".hpp", ".cuh", ".h"):
+                # Doxygen knows these by their include name (STRIP_FROM_INC_PATH): course/NAME
+                # is what tells common/include/course/launch.cuh from a chapter's launch.cuh.
+                self.documented[header.relative_to(root).as_posix()] = \
+                    header.relative_to(root / "common/include").as_posix()
+        for chapter in chapters:
+            documented = chapter.kernels(edition)
+            if (root / documented).exists():
+                # Both kernels.cuh of a chapter lead to the one documented in this edition; in the
+                # student edition a link to the solution keeps its text only.
+                self.documented[documented] = documented
+                if edition == "full":
+                    self.documented[chapter.student_kernels] = documented
+            if (root / chapter.launch).exists():
+                self.documented[chapter.launch] = chapter.launch  # the same in both editions
+            self.page_labels[chapter.lesson] = chapter.key
+            for rel, label in chapter.companions:
+                self.page_labels[rel] = label
+        self.page_labels["README.md"] = "index"
+        for page in sorted((root / "docs/pages").glob("*.md")):
+            self.page_labels[page.relative_to(root).as_posix()] = page.stem
+
+    def label_headings(self, rel, lines, prefix, title_label):
+        """Gives every heading of @p lines a label. The first level-1 heading is the page title:
+        it gets @p title_label (None: no label, as for the main page). Returns the new lines."""
+        slugs = {}
+        labels = {}
+        seen_title = False
+        fence = None
+        result = []
+        for text in lines:
+            fence, code = track_fence(fence, text)
+            heading = None if code else HEADING.match(text)
+            if not heading:
+                result.append(text)
+                continue
+            hashes, title, given = heading.groups()
+            slug = github_slug(title)
+            # Doxygen 1.9.4 shows a code span of a heading as raw <tt> tags in the table of
+            # contents: headings lose their backticks.
+            title = re.sub(r"(`+)(.+?)\1", r"\2", title)
+            if slug in slugs:
+                slugs[slug] += 1
+                slug = f"{slug}-{slugs[slug]}"
+            else:
+                slugs[slug] = 0
+            if not seen_title and len(hashes) == 1:
+                seen_title = True
+                if title_label is None:
+                    result.append(f"# {title}")
+                    continue
+                label = title_label
+                self.used_labels.add(label)
+            elif given:
+                label = given
+                self.used_labels.add(label)
+            else:
+                label = label_from_slug(prefix, slug, self.used_labels)
+            labels[slug] = label
+            labels.setdefault(label, label)  # `#label` works as well as GitHub's `#slug`
+            result.append(f"{hashes} {title} {{#{label}}}")
+        self.heading_labels[rel] = labels
+        return result
+
+    def scan_headings(self, rel):
+        """The labels another Markdown page will give its headings (pages are labelled in a fixed
+        order, so a page not yet processed is labelled now, with a throw-away set of labels)."""
+        saved = set(self.used_labels)
+        prefix = self.page_labels[rel]
+        self.label_headings(rel, read_lines(self.root, rel), "readme" if prefix == "index" else prefix,
+                            None if prefix == "index" else prefix)
+        self.used_labels = saved
+        return self.heading_labels[rel]
+
+    def copy_image(self, rel):
+        """Copies the repository's image @p rel into the site; returns its name there."""
+        name = rel.replace("/", "_")
+        shutil.copyfile(self.root / rel, self.images_dir / name)
+        return name
+
+    def resolve(self, rel, target, image, where):
+        """What a link to @p target in the repository file @p rel becomes: ("ref", label),
+        ("image" or "image-link", file name), ("missing-image", path), ("url", url) or
+        ("text", None)."""
+        if not target or EXTERNAL.match(target) or target.startswith("@ref"):
+            return ("url", target)
+        path_part, _, fragment = target.partition("#")
+        resolved = rel
+        if path_part:
+            try:
+                resolved = ((self.root / rel).parent / path_part).resolve() \
+                    .relative_to(self.root.resolve()).as_posix()
+            except ValueError:
+                raise SiteError(f"{where}: link to '{target}' leaves the repository") from None
+            parts = resolved.split("/")
+            if len(parts) > 1 and parts[0] in ("chapters", "solutions") and \
+                    CHAPTER_DIR.match(parts[1]) and \
+                    all(chapter.dirname != parts[1] for chapter in self.chapters):
+                return ("text", None)  # a chapter not on the site (no lesson): the text stays
+            if not (self.root / resolved).exists():
+                if resolved.startswith("results/") and \
+                        Path(resolved).suffix.lower() in IMAGE_SUFFIXES:
+                    # The ladder's plot is committed after its table: say so rather than fail.
+                    return ("missing-image", resolved)
+                raise SiteError(f"{where}: link to '{target}': {resolved} does not exist")
+        for chapter in self.chapters:
+            if resolved == f"chapters/{chapter.dirname}":
+                resolved = chapter.lesson
+        suffix = Path(resolved).suffix.lower()
+        if image or (suffix in IMAGE_SUFFIXES and not fragment):
+            if suffix not in IMAGE_SUFFIXES:
+                raise SiteError(f"{where}: image '{target}' is not an image file")
+            return ("image" if image else "image-link", self.copy_image(resolved))
+        if resolved in self.page_labels:
+            if not fragment:
+                return ("ref", self.page_labels[resolved])
+            labels = self.heading_labels.get(resolved) or self.scan_headings(resolved)
+            if fragment not in labels:
+                raise SiteError(f"{where}: link to '{target}': no heading with that anchor")
+            return ("ref", labels[fragment])
+        if resolved in self.documented:
+            return ("ref", self.documented[resolved])
+        return ("text", None)
+
+    def rewrite_links(self, rel, text, where):
+        """Rewrites the links of one line of Markdown (outside code spans)."""
+        code = in_code(text)
+        missing = "No plot is committed yet: `{}`."
+
+        def inline(match):
+            if code(match.start()):
+                return match.group(0)
+            bang, label, target = match.groups()
+            kind, value = self.resolve(rel, target, bool(bang), where)
+            return {"url": match.group(0), "image": f"![{label}]({value})",
+                    "image-link": f"[{label}]({value})", "ref": f"[{label}](@ref {value})",
+                    "missing-image": missing.format(value)}.get(kind, label)
+
+        text = INLINE_LINK.sub(inline, text)
+        # Doxygen turns an image into a block of its own: punctuation left after it on the line
+        # (a sentence's full stop) would stand alone, and a lone "." ends a list in Doxygen.
+        text = IMAGE_THEN_PUNCTUATION.sub(r"\1", text)
+
+        definition = REFERENCE_DEFINITION.match(text)
+        if definition and not code(0):
+            kind, value = self.resolve(rel, definition.group(2), False, where)
+            if kind == "ref":
+                text = f"{definition.group(1)}@ref {value}"
+            elif kind in ("image", "image-link"):
+                text = f"{definition.group(1)}{value}"
+            elif kind in ("text", "missing-image"):
+                text = ""
+
+        def raw_image(match):
+            if code(match.start()):
+                return match.group(0)
+            kind, value = self.resolve(rel, match.group(1), True, where)
+            if kind == "missing-image":
+                return missing.format(value)
+            if kind != "image":
+                return match.group(0)
+            alt = HTML_ALT.search(match.group(0))
+            return f"![{alt.group(1) if alt else ''}]({value})"
+
+        return HTML_IMAGE.sub(raw_image, text)
+
+    def transform(self, rel, lines):
+        """The Markdown @p lines (already labelled) of @p rel with their links rewritten, as
+        (text, source line) pairs. A link or image whose text wraps over several lines is joined
+        into one line (Doxygen reads a link on one line only), so there may be fewer lines."""
+        result = []
+        fence = None
+        offset = 0
+        while offset < len(lines):
+            text = lines[offset]
+            number = offset + 1
+            fence, code = track_fence(fence, text)
+            offset += 1
+            marker = None if code else OLD_DIAGRAM_MARKER.match(text)
+            if marker:
+                self.errors.append(
+                    f"{rel}:{number}: '<!-- diagram: {marker.group(1)} -->' shows nothing: show "
+                    "the figure as ![caption](figures/NAME.svg), its source figures/NAME.dot "
+                    "beside it (scripts/render_figures.py)")
+                continue
+            if not code:
+                text, joined = join_wrapped_link(text, lines[offset:])
+                offset += joined
+                try:
+                    text = doxygen_markdown(self.rewrite_links(rel, text, f"{rel}:{number}"))
+                except SiteError as error:
+                    # Reported with every other broken link once all pages are written.
+                    if str(error) not in self.errors:
+                        self.errors.append(str(error))
+            result.append((text, number))
+        return result

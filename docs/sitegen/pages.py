@@ -1,0 +1,249 @@
+"""The pages of the site, each a Markdown file for Doxygen that remembers which source line each of
+its lines came from (the line map, with which run_doxygen.py reports Doxygen's warnings against
+the files people edit)."""
+
+import re
+from pathlib import Path
+
+from .chapters import SiteError, nav_box, read_lines
+from .diffs import diff_section
+from .markdown import title_index
+
+
+class Page:
+    """The lines of one generated page, each remembering its source file and line (if any)."""
+
+    def __init__(self, name):
+        self.name = name
+        self.lines = []
+        self.origins = []
+
+    def add(self, text="", source=None, line=None):
+        for part in text.split("\n"):
+            self.lines.append(part)
+            self.origins.append([source, line] if source else None)
+
+    def write(self, directory, linemap):
+        (directory / self.name).write_text("\n".join(self.lines) + "\n", encoding="utf-8")
+        linemap[self.name] = self.origins
+
+
+def document_page(site, rel, label, head, foot, toc=True, fallback=None, expected=None):
+    """The page @p label made of the Markdown file @p rel: its title (@p fallback where it has
+    none; without a fallback a missing title is an error saying what was @p expected), the lines
+    @p head, a table of contents unless @p toc is False or the file places one, the rest of the
+    file and the lines @p foot."""
+    lines = site.label_headings(rel, read_lines(site.root, rel), label, label)
+    index = title_index(lines)
+    page = Page(f"{label}.md")
+    if index is None:
+        if fallback is None:
+            raise SiteError(f"{rel}:1: {expected}")
+        page.add(fallback)
+        index = -1
+    body = site.transform(rel, lines)
+    for text, number in body[:index + 1]:
+        page.add(text, rel, number)
+    for text in head:
+        page.add(text)
+    if toc and not any(text.strip() == "[TOC]" for text, _ in body):
+        page.add("[TOC]")
+        page.add("")
+    for text, number in body[index + 1:]:
+        page.add(text, rel, number)
+    for text in foot:
+        page.add(text)
+    return page
+
+
+def chapter_nav(site, index):
+    """The previous / course map / next navigation of a chapter's page."""
+    chapters = site.chapters
+    items = []
+    if index > 0:
+        items.append(f'<span class="course-prev">@ref {chapters[index - 1].key} '
+                     f'"&larr; {chapters[index - 1].title}"</span>')
+    items.append('<span class="course-home">@ref index "Course map"</span>')
+    if index + 1 < len(chapters):
+        items.append(f'<span class="course-next">@ref {chapters[index + 1].key} '
+                     f'"{chapters[index + 1].title} &rarr;"</span>')
+    return nav_box(items)
+
+
+def chapter_pages(site, index):
+    """The lesson of a chapter with its navigation, and the pages it leads to: its appendix and
+    hints, what changed since the previous chapter, and (full edition) the exercises solved."""
+    chapter = site.chapters[index]
+    extras = [f"@subpage {label}" for _, label in chapter.companions]
+    if chapter.number > 1:
+        extras.append(f"@subpage {chapter.key}_changes")
+    if site.edition == "full":
+        extras.append(f"@subpage {chapter.key}_solution")
+    extras.append(f'<a href="namespace{chapter.key}.html">namespace {chapter.key}</a> '
+                  "(this chapter's launchers)")
+    nav = chapter_nav(site, index)
+    pages = [document_page(
+        site, chapter.lesson, chapter.key,
+        ["", nav, '<div class="course-extras">' + " &middot; ".join(extras) + "</div>", ""],
+        ["", nav], expected=f"a lesson starts with '# Chapter {chapter.number}: title "
+                            f"{{#{chapter.key}}}'")]
+    back = chapter.back_nav()
+    for rel, label in chapter.companions:
+        what = "hints" if label.endswith("_hints") else "appendix"
+        pages.append(document_page(site, rel, label, ["", back, ""], ["", back],
+                                   fallback=f"# Chapter {chapter.number}: {what} {{#{label}}}"))
+    if chapter.number > 1:
+        pages.append(changes_page(site, index))
+    if site.edition == "full":
+        pages.append(solution_page(site, chapter))
+    return pages
+
+
+def diff_page(site, chapter, suffix, title, intro, diffs):
+    """A page of differences between files: @p diffs lists (heading or None, old, new, name)."""
+    page = Page(f"{chapter.key}_{suffix}.md")
+    page.add(f"# Chapter {chapter.number}: {title} {{#{chapter.key}_{suffix}}}")
+    page.add("")
+    page.add(chapter.back_nav())
+    page.add("")
+    page.add(intro)
+    page.add("")
+    for heading, old_rel, new_rel, name in diffs:
+        if heading:
+            page.add(heading)
+            page.add("")
+        for text in diff_section(site, old_rel, new_rel, name):
+            page.add(text)
+        page.add("")
+    page.add(chapter.back_nav())
+    return page
+
+
+def changes_page(site, index):
+    chapter = site.chapters[index]
+    if index == 0:
+        page = Page(f"{chapter.key}_changes.md")
+        page.add(f"# Chapter {chapter.number}: what changed since the previous chapter "
+                 f"{{#{chapter.key}_changes}}")
+        page.add("")
+        page.add(chapter.back_nav())
+        page.add("")
+        page.add("The previous chapter is not on this site, so there is nothing to compare with.")
+        return page
+    previous = site.chapters[index - 1]
+    which = "solution" if site.edition == "full" else "student's"
+    diffs = []
+    for label, old_rel, new_rel, name in (
+            ("The kernels", previous.kernels(site.edition), chapter.kernels(site.edition),
+             "kernels"),
+            ("The launchers", previous.launch, chapter.launch, "launch"),
+            ("The driver", previous.driver, chapter.driver, "driver")):
+        if (site.root / old_rel).exists() and (site.root / new_rel).exists():
+            new = Path(new_rel)
+            diffs.append((f"## {label}: {new.name} {{#{chapter.key}_changes_{new.stem}}}",
+                          old_rel, new_rel, f"{chapter.key}_changes_{name}.html"))
+    return diff_page(
+        site, chapter, "changes", f"what changed since chapter {previous.number}",
+        f"The {which} kernels of chapter {chapter.number} against those of chapter "
+        f"{previous.number}, compared line by line when the documentation is built (so this "
+        "page always shows the files as they are). Removed lines are red and marked `-`, added "
+        "lines green and marked `+`; the numbers are the line numbers in the old and new "
+        "file. Everything a chapter's executable needs besides its kernels lives in "
+        "`common/`, so this difference is the lesson.", diffs)
+
+
+def solution_page(site, chapter):
+    old, new = chapter.student_kernels, chapter.solution_kernels
+    if not ((site.root / old).exists() and (site.root / new).exists()):
+        raise SiteError(f"{chapter.lesson}: the chapter's kernels ({old}, {new}) are missing")
+    return diff_page(
+        site, chapter, "solution", "the exercises solved",
+        "The student's kernels against the solution, compared when the documentation is built. "
+        "The two files differ only inside the `// EXERCISE N.M begin` ... `end` regions (a "
+        "CPU test keeps them identical elsewhere), so every change below is one exercise's "
+        "answer. This page is in the full edition of the documentation only.",
+        [(None, old, new, f"{chapter.key}_solution_kernels.html")])
+
+
+def first_brief(path):
+    """The `@brief` of a header (its paragraph, which may span several lines), or ""."""
+    parts = []
+    for text in path.read_text(encoding="utf-8").splitlines():
+        if not parts:
+            match = re.match(r"\s*///\s*[@\\]brief\s+(.*)", text)
+            if match:
+                parts.append(match.group(1).strip())
+            continue
+        match = re.match(r"\s*///\s*(.*)", text)
+        if not match or not match.group(1).strip() or match.group(1).lstrip()[0] in "@\\":
+            break
+        parts.append(match.group(1).strip())
+    return " ".join(parts)
+
+
+def api_page(site):
+    page = Page("api.md")
+    page.add("# API reference {#api}")
+    page.add("")
+    page.add(nav_box(['@ref index "&larr; Course map"']))
+    page.add("")
+    page.add("## The course library: common/ {#api-common}")
+    page.add("")
+    page.add('Everything a chapter needs besides its kernels, in <a href="namespacecourse.html">'
+             "namespace course</a>: checking against the CPU references, timing, the command line, "
+             "reporting, launch helpers. The headers:")
+    page.add("")
+    for rel in sorted(site.documented):
+        if rel.startswith("common/"):
+            page.add(f"- @ref {site.documented[rel]} \"{Path(rel).name}\": "
+                     f"{first_brief(site.root / rel)}")
+    page.add("")
+    page.add("## Each chapter's launchers {#api-chapters}")
+    page.add("")
+    source = "solutions/" if site.edition == "full" else "chapters/"
+    page.add("Every chapter exposes the same launchers (`matmul`, `minplus`, `conv2d`, `conv1d` "
+             "where it carries the problem) in its own namespace, so the drivers, the tests and "
+             "the ladder treat all chapters alike. A chapter's host side (launchers, validation, "
+             "its exercise table) is in its `launch.cuh`, the same file in both editions; its "
+             f"kernels are in `kernels.cuh`, which this edition documents from `{source}`.")
+    page.add("")
+    for chapter in site.chapters:
+        files = [rel for rel in (chapter.launch, chapter.kernels(site.edition))
+                 if (site.root / rel).exists()]
+        if files:
+            described = "; ".join(f"@ref {rel} \"{Path(rel).name}\": {first_brief(site.root / rel)}"
+                                  for rel in files)
+            page.add(f'- <a href="namespace{chapter.key}.html">namespace {chapter.key}</a>: '
+                     f"{described}")
+    return page
+
+
+def docs_pages(site):
+    """The hand-written pages of docs/pages, in name order."""
+    return [document_page(site, path.relative_to(site.root).as_posix(), path.stem,
+                          ["", nav_box(['@ref index "&larr; Course map"'])], [], toc=False,
+                          expected=f"a page starts with '# Title {{#{path.stem}}}'")
+            for path in sorted((site.root / "docs/pages").glob("*.md"))]
+
+
+def main_page(site, pages):
+    """The README as the main page, with the list of the site's pages at its end."""
+    rel = "README.md"
+    page = Page("index.md")
+    for text, number in site.transform(rel, site.label_headings(
+            rel, read_lines(site.root, rel), "readme", None)):
+        page.add(text, rel, number)
+    page.add("")
+    page.add("## Reading this site {#site-contents}")
+    page.add("")
+    if site.chapters:
+        page.add("The lessons, in order:")
+        page.add("")
+        for chapter in site.chapters:
+            page.add(f"- @subpage {chapter.key}")
+        page.add("")
+    page.add("Pages for the whole course:")
+    page.add("")
+    for name in pages:
+        page.add(f"- @subpage {name}")
+    return page
