@@ -57,3 +57,6 @@ class Chapter:
 def nav_box(items):
     """One line of navigation links (Doxygen commands inside a styled block)."""
     return '<div class="course-nav">' + " ".join(items) + "</div>"
+
+
+HOME_NAV = nav_box(['@ref index "&larr; Course map"'])

@@ -5,7 +5,7 @@ the files people edit)."""
 import re
 from pathlib import Path
 
-from .chapters import SiteError, nav_box, read_lines
+from .chapters import HOME_NAV, SiteError, nav_box, read_lines
 from .diffs import diff_section
 from .markdown import title_index
 
@@ -18,10 +18,16 @@ class Page:
         self.lines = []
         self.origins = []
 
-    def add(self, text="", source=None, line=None):
-        for part in text.split("\n"):
-            self.lines.append(part)
-            self.origins.append([source, line] if source else None)
+    def add(self, *texts):
+        """Adds lines written here (a text may hold several)."""
+        self.add_from(None, [(text, None) for text in texts])
+
+    def add_from(self, rel, numbered):
+        """Adds lines of the repository file @p rel: (text, source line) pairs."""
+        for text, number in numbered:
+            for part in text.split("\n"):
+                self.lines.append(part)
+                self.origins.append([rel, number] if rel else None)
 
     def write(self, directory, linemap):
         (directory / self.name).write_text("\n".join(self.lines) + "\n", encoding="utf-8")
@@ -42,32 +48,22 @@ def document_page(site, rel, label, head, foot, toc=True, fallback=None, expecte
         page.add(fallback)
         index = -1
     body = site.transform(rel, lines)
-    for text, number in body[:index + 1]:
-        page.add(text, rel, number)
-    for text in head:
-        page.add(text)
+    page.add_from(rel, body[:index + 1])
+    page.add(*head)
     if toc and not any(text.strip() == "[TOC]" for text, _ in body):
-        page.add("[TOC]")
-        page.add("")
-    for text, number in body[index + 1:]:
-        page.add(text, rel, number)
-    for text in foot:
-        page.add(text)
+        page.add("[TOC]", "")
+    page.add_from(rel, body[index + 1:])
+    page.add(*foot)
     return page
 
 
 def chapter_nav(site, index):
     """The previous / course map / next navigation of a chapter's page."""
-    chapters = site.chapters
-    items = []
-    if index > 0:
-        items.append(f'<span class="course-prev">@ref {chapters[index - 1].key} '
-                     f'"&larr; {chapters[index - 1].title}"</span>')
-    items.append('<span class="course-home">@ref index "Course map"</span>')
-    if index + 1 < len(chapters):
-        items.append(f'<span class="course-next">@ref {chapters[index + 1].key} '
-                     f'"{chapters[index + 1].title} &rarr;"</span>')
-    return nav_box(items)
+    before, after = site.chapters[max(0, index - 1):index], site.chapters[index + 1:index + 2]
+    return nav_box([f'<span class="course-prev">@ref {c.key} "&larr; {c.title}"</span>'
+                    for c in before] + ['<span class="course-home">@ref index "Course map"</span>'] +
+                   [f'<span class="course-next">@ref {c.key} "{c.title} &rarr;"</span>'
+                    for c in after])
 
 
 def chapter_pages(site, index):
@@ -102,19 +98,10 @@ def chapter_pages(site, index):
 def diff_page(site, chapter, suffix, title, intro, diffs):
     """A page of differences between files: @p diffs lists (heading or None, old, new, name)."""
     page = Page(f"{chapter.key}_{suffix}.md")
-    page.add(f"# Chapter {chapter.number}: {title} {{#{chapter.key}_{suffix}}}")
-    page.add("")
-    page.add(chapter.back_nav())
-    page.add("")
-    page.add(intro)
-    page.add("")
+    page.add(f"# Chapter {chapter.number}: {title} {{#{chapter.key}_{suffix}}}", "",
+             chapter.back_nav(), "", intro, "")
     for heading, old_rel, new_rel, name in diffs:
-        if heading:
-            page.add(heading)
-            page.add("")
-        for text in diff_section(site, old_rel, new_rel, name):
-            page.add(text)
-        page.add("")
+        page.add(*([heading, ""] if heading else []), *diff_section(site, old_rel, new_rel, name), "")
     page.add(chapter.back_nav())
     return page
 
@@ -124,11 +111,8 @@ def changes_page(site, index):
     if index == 0:
         page = Page(f"{chapter.key}_changes.md")
         page.add(f"# Chapter {chapter.number}: what changed since the previous chapter "
-                 f"{{#{chapter.key}_changes}}")
-        page.add("")
-        page.add(chapter.back_nav())
-        page.add("")
-        page.add("The previous chapter is not on this site, so there is nothing to compare with.")
+                 f"{{#{chapter.key}_changes}}", "", chapter.back_nav(), "",
+                 "The previous chapter is not on this site, so there is nothing to compare with.")
         return page
     previous = site.chapters[index - 1]
     which = "solution" if site.edition == "full" else "student's"
@@ -165,10 +149,10 @@ def solution_page(site, chapter):
         [(None, old, new, f"{chapter.key}_solution_kernels.html")])
 
 
-def first_brief(path):
+def first_brief(root, rel):
     """The `@brief` of a header (its paragraph, which may span several lines), or ""."""
     parts = []
-    for text in path.read_text(encoding="utf-8").splitlines():
+    for text in read_lines(root, rel):
         if not parts:
             match = re.match(r"\s*///\s*[@\\]brief\s+(.*)", text)
             if match:
@@ -183,35 +167,25 @@ def first_brief(path):
 
 def api_page(site):
     page = Page("api.md")
-    page.add("# API reference {#api}")
-    page.add("")
-    page.add(nav_box(['@ref index "&larr; Course map"']))
-    page.add("")
-    page.add("## The course library: common/ {#api-common}")
-    page.add("")
-    page.add('Everything a chapter needs besides its kernels, in <a href="namespacecourse.html">'
-             "namespace course</a>: checking against the CPU references, timing, the command line, "
-             "reporting, launch helpers. The headers:")
-    page.add("")
-    for rel in sorted(site.documented):
-        if rel.startswith("common/"):
-            page.add(f"- @ref {site.documented[rel]} \"{Path(rel).name}\": "
-                     f"{first_brief(site.root / rel)}")
-    page.add("")
-    page.add("## Each chapter's launchers {#api-chapters}")
-    page.add("")
     source = "solutions/" if site.edition == "full" else "chapters/"
-    page.add("Every chapter exposes the same launchers (`matmul`, `minplus`, `conv2d`, `conv1d` "
-             "where it carries the problem) in its own namespace, so the drivers, the tests and "
-             "the ladder treat all chapters alike. A chapter's host side (launchers, validation, "
-             "its exercise table) is in its `launch.cuh`, the same file in both editions; its "
-             f"kernels are in `kernels.cuh`, which this edition documents from `{source}`.")
-    page.add("")
+    page.add(
+        "# API reference {#api}", "", HOME_NAV, "", "## The course library: common/ {#api-common}",
+        "", 'Everything a chapter needs besides its kernels, in <a href="namespacecourse.html">'
+        "namespace course</a>: checking against the CPU references, timing, the command line, "
+        "reporting, launch helpers. The headers:", "",
+        *(f'- @ref {site.documented[rel]} "{Path(rel).name}": {first_brief(site.root, rel)}'
+          for rel in sorted(site.documented) if rel.startswith("common/")),
+        "", "## Each chapter's launchers {#api-chapters}", "",
+        "Every chapter exposes the same launchers (`matmul`, `minplus`, `conv2d`, `conv1d` "
+        "where it carries the problem) in its own namespace, so the drivers, the tests and "
+        "the ladder treat all chapters alike. A chapter's host side (launchers, validation, "
+        "its exercise table) is in its `launch.cuh`, the same file in both editions; its "
+        f"kernels are in `kernels.cuh`, which this edition documents from `{source}`.", "")
     for chapter in site.chapters:
         files = [rel for rel in (chapter.launch, chapter.kernels(site.edition))
                  if (site.root / rel).exists()]
         if files:
-            described = "; ".join(f"@ref {rel} \"{Path(rel).name}\": {first_brief(site.root / rel)}"
+            described = "; ".join(f'@ref {rel} "{Path(rel).name}": {first_brief(site.root, rel)}'
                                   for rel in files)
             page.add(f'- <a href="namespace{chapter.key}.html">namespace {chapter.key}</a>: '
                      f"{described}")
@@ -221,7 +195,7 @@ def api_page(site):
 def docs_pages(site):
     """The hand-written pages of docs/pages, in name order."""
     return [document_page(site, path.relative_to(site.root).as_posix(), path.stem,
-                          ["", nav_box(['@ref index "&larr; Course map"'])], [], toc=False,
+                          ["", HOME_NAV], [], toc=False,
                           expected=f"a page starts with '# Title {{#{path.stem}}}'")
             for path in sorted((site.root / "docs/pages").glob("*.md"))]
 
@@ -230,20 +204,10 @@ def main_page(site, pages):
     """The README as the main page, with the list of the site's pages at its end."""
     rel = "README.md"
     page = Page("index.md")
-    for text, number in site.transform(rel, site.label_headings(
-            rel, read_lines(site.root, rel), "readme", None)):
-        page.add(text, rel, number)
-    page.add("")
-    page.add("## Reading this site {#site-contents}")
-    page.add("")
+    page.add_from(rel, site.transform(rel, site.label_headings(
+        rel, read_lines(site.root, rel), "readme", None)))
+    page.add("", "## Reading this site {#site-contents}", "")
     if site.chapters:
-        page.add("The lessons, in order:")
-        page.add("")
-        for chapter in site.chapters:
-            page.add(f"- @subpage {chapter.key}")
-        page.add("")
-    page.add("Pages for the whole course:")
-    page.add("")
-    for name in pages:
-        page.add(f"- @subpage {name}")
+        page.add("The lessons, in order:", "", *(f"- @subpage {c.key}" for c in site.chapters), "")
+    page.add("Pages for the whole course:", "", *(f"- @subpage {name}" for name in pages))
     return page

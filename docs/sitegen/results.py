@@ -5,7 +5,7 @@ committed CSV files."""
 import importlib
 import sys
 
-from .chapters import SiteError, nav_box
+from .chapters import HOME_NAV, SiteError
 from .pages import Page
 
 
@@ -20,18 +20,14 @@ def load_script(root, name):
 
 def results_page(site):
     page = Page("results.md")
-    page.add("# Results {#results}")
-    page.add("")
-    page.add(nav_box(['@ref index "&larr; Course map"']))
-    page.add("")
-    page.add("The performance ladder (`scripts/ladder.sh`) runs every chapter's solution and cuBLAS "
-             "side by side on one GPU; `scripts/ladder.sh --update-readme` records a run in "
-             "`results/ladder.csv` with its plot and the README's results table. This page shows "
-             "the table written from that CSV by the same writer as the README's, with the GPU "
-             "and the date it was measured on, and the plot committed with it.")
-    page.add("")
-    page.add("## Table {#results-table}")
-    page.add("")
+    page.add(
+        "# Results {#results}", "", HOME_NAV, "",
+        "The performance ladder (`scripts/ladder.sh`) runs every chapter's solution and cuBLAS "
+        "side by side on one GPU; `scripts/ladder.sh --update-readme` records a run in "
+        "`results/ladder.csv` with its plot and the README's results table. This page shows "
+        "the table written from that CSV by the same writer as the README's, with the GPU "
+        "and the date it was measured on, and the plot committed with it.", "",
+        "## Table {#results-table}", "")
     rel, goals_rel = "results/ladder.csv", "results/ladder_goals.csv"
     csvs = [p for p in (rel, goals_rel) if (site.root / p).exists()]
     if rel in csvs:
@@ -41,14 +37,12 @@ def results_page(site):
             goals = writer.read_goals(site.root / goals_rel) if goals_rel in csvs else None
         except writer.TableError as error:
             raise SiteError(str(error)) from error
-        for text, _ in site.transform(rel, writer.render_table(rows, goals).split("\n")):
-            page.add(text)
+        page.add(*(text for text, _ in site.transform(rel, writer.render_table(rows, goals)
+                                                      .split("\n"))))
     else:
         page.add("No results are recorded yet: the table appears when the ladder has run on a GPU "
                  "and its results are committed.")
-    page.add("")
-    page.add("## Plot {#results-plot}")
-    page.add("")
+    page.add("", "## Plot {#results-plot}", "")
     plot = next((p for p in ("results/ladder.svg", "results/ladder.png")
                  if (site.root / p).exists()), None)
     if plot:
@@ -57,9 +51,9 @@ def results_page(site):
         page.add("No plot is committed yet: `results/ladder.svg` (or `.png`) appears when the "
                  "ladder has run and its results are committed.")
     if csvs:
-        page.add("")
-        page.add("The measurements behind them, one line per run: " +
+        page.add("", "The measurements behind them, one line per run: " +
                  ", ".join(f"`{p}`" for p in csvs) + " in the repository.")
+    page.add("", "## What the profiler says {#results-profile}", "")
     profile_section(site, page)
     return page
 
@@ -67,9 +61,6 @@ def results_page(site):
 def profile_section(site, page):
     """The recorded profile (results/profile.csv, scripts/profile.sh --all --update-readme): the
     table the README shows, written by the same writer, and the rooflines committed with it."""
-    page.add("")
-    page.add("## What the profiler says {#results-profile}")
-    page.add("")
     rel = "results/profile.csv"
     if not (site.root / rel).exists():
         page.add("No profile is recorded yet: `scripts/profile.sh --all --update-readme` records "
@@ -77,16 +68,13 @@ def profile_section(site, page):
         return
     writer = load_script(site.root, "profile_kernels")
     rows = writer.read_csv(str(site.root / rel))
+    block = writer.profile_table.render(rows, [], str(site.root / "README.md"))
     page.add("`scripts/profile.sh` runs each chapter's kernels under Nsight Compute with one "
              "fixed set of metrics (the tools page says what each means); "
              "`scripts/profile.sh --all --update-readme` records every chapter's solution in "
-             f"`{rel}` with a roofline per problem.")
-    page.add("")
-    block = writer.profile_table.render(rows, [], str(site.root / "README.md"))
-    for text, _ in site.transform(rel, block.strip("\n").split("\n")):
-        page.add(text)
+             f"`{rel}` with a roofline per problem.", "",
+             *(text for text, _ in site.transform(rel, block.strip("\n").split("\n"))))
     for problem in dict.fromkeys(row["problem"] for row in rows):
         image = f"results/roofline_{problem}.svg"
         if (site.root / image).exists():
-            page.add("")
-            page.add(f"@image html {site.copy_image(image)} \"Roofline, {problem} ({image})\"")
+            page.add("", f"@image html {site.copy_image(image)} \"Roofline, {problem} ({image})\"")
