@@ -1,21 +1,18 @@
 #!/usr/bin/env python3
-"""What the profiler says: runs a chapter's executable under Nsight Compute (ncu) with one fixed
-set of metrics (METRICS below), and writes what it read into a CSV file and a table, plus a
-roofline per problem (scripts/roofline.py). scripts/profile.sh is the command to use; its header
-documents the options and the exit status.
-
-For each problem the executable runs once (`--problem P --warmup 0 --reps 1 --no-compare --no-check
---csv`, then your own arguments). Every kernel it launches is profiled; the chapter's main kernel
-is the one that took longest (a pre-pass that pads or transposes the operands takes far less), and
-its last launch is the one reported. ncu runs each kernel several times to read all the counters,
-with the caches flushed before each pass and the clocks left as the GPU sets them
-(`--clock-control none`), so the time is close to what the executables report.
-Standard library only (the roofline needs matplotlib, and is skipped with a note without it).
+"""What the profiler says: scripts/profile.sh runs this (its header documents the options, the
+files and the exit status). Each problem runs once under Nsight Compute (`--problem P --warmup 0
+--reps 1 --no-compare --no-check --csv`, then the user's arguments) with the metrics of METRICS;
+the chapter's main kernel is the one that took longest (a pre-pass that pads or transposes takes
+far less), and its last launch is reported. ncu flushes the caches before each counter pass and
+leaves the clocks as the GPU sets them (`--clock-control none`), so the time is close to what the
+executables report. Standard library only (the rooflines need matplotlib, and are skipped with a
+note without it).
 """
 
 import argparse
 import csv
 import io
+import math
 import os
 import re
 import shutil
@@ -25,7 +22,6 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import course_chapters  # noqa: E402
-import ncu_csv  # noqa: E402
 import profile_table  # noqa: E402
 import readme_block  # noqa: E402
 
@@ -96,6 +92,52 @@ class ProfileError(Exception):
         self.status = status
 
 
+class NcuCsvError(Exception):
+    """ncu's output holds no table of launches; the message says why."""
+
+
+# Columns of ncu's table that hold text even where it reads as a number.
+TEXT_COLUMNS = ("Kernel Name", "Device", "Host Name", "Process Name",
+                "device__attribute_display_name")
+
+
+def _number(text):
+    """@p text as a float (ncu may group digits: "1,048,576"), or None when it is not one."""
+    try:
+        value = float(text.replace(",", ""))
+    except ValueError:
+        return None
+    return None if math.isnan(value) else value
+
+
+def _float(value):
+    return value if isinstance(value, float) else 0.0
+
+
+def parse_ncu(text):
+    """The launches in what `ncu --csv --page raw --print-units base` printed (a line of column
+    names, a line of units, a line per launch; the lines around the table, `==PROF==` notes and
+    the program's own output, are skipped), oldest first: each a dict from column name to value,
+    a float where it reads as a number, the text otherwise."""
+    lines = [line for line in text.splitlines() if line.startswith('"')]
+    if not lines:
+        raise NcuCsvError("no CSV table in ncu's output (was the program profiled at all? "
+                          "ncu prints one only when a kernel ran)")
+    header, *rows = csv.reader(io.StringIO("\n".join(lines)))
+    if "Kernel Name" not in header:
+        raise NcuCsvError("ncu's table has no 'Kernel Name' column: not a --page raw table")
+    launches = []
+    for row in rows[1:]:
+        if len(row) != len(header):
+            raise NcuCsvError(f"a line of ncu's table has {len(row)} fields, the header "
+                              f"{len(header)}")
+        launches.append({name: value if name in TEXT_COLUMNS or _number(value) is None
+                         else _number(value) for name, value in zip(header, row)})
+    if not launches:
+        raise NcuCsvError("ncu's table lists no kernel launch")
+    return launches
+
+
 def work_of(problem, sizes):
     """(operations, unit) for @p problem at @p sizes, as the course reports them: FLOP for
     matmul and the convolutions (a multiply-add is two), min-plus operations (an add and a min
@@ -116,7 +158,7 @@ def work_of(problem, sizes):
 
 
 def derive(problem, sizes, launch):
-    """The row of profile.csv for @p launch (a dict from ncu_csv) of @p problem at @p sizes."""
+    """The row of profile.csv for @p launch (a dict from parse_ncu) of @p problem at @p sizes."""
     row = {column: launch.get(metric, "") for metric, column in METRICS}
     work, unit = work_of(problem, sizes)
     seconds = float(row["time_ns"]) * 1e-9 if row["time_ns"] != "" else 0.0
@@ -130,13 +172,11 @@ def derive(problem, sizes, launch):
         "intensity_l2": work / l2 if l2 > 0 else "",
     })
     row.update(roofs(row, problem))
-    stalls = sorted(((launch.get(STALL_METRIC.format(reason)), reason)
-                     for reason in STALL_REASONS
+    stalls = sorted(((launch[STALL_METRIC.format(reason)], reason) for reason in STALL_REASONS
                      if isinstance(launch.get(STALL_METRIC.format(reason)), float)),
-                    reverse=True)
+                    reverse=True) + [("", "")] * 2
     for place in (1, 2):
-        ratio, reason = stalls[place - 1] if len(stalls) >= place else ("", "")
-        row[f"stall_{place}"], row[f"stall_{place}_ratio"] = reason, ratio
+        row[f"stall_{place}_ratio"], row[f"stall_{place}"] = stalls[place - 1]
     return row
 
 
@@ -144,14 +184,12 @@ def roofs(row, problem):
     """The compute, DRAM and L2 roofs in operations/s and bytes/s for @p problem: the FP32 FMA
     rate (two FLOP per FMA; min-plus: one add and one min per step, each at the FMA rate, so one
     operation per FMA slot) and, for matmul, the TF32 tensor-core rate beside it."""
-    def number(column):
-        value = row.get(column, "")
-        return value if isinstance(value, float) else 0.0
-    fma_per_second = number("ffma_per_cycle") * number("sm_hz")
-    compute = fma_per_second * (1 if problem == "minplus" else 2)
+    def per_second(per_cycle, hz):
+        return _float(row.get(per_cycle)) * _float(row.get(hz))
+    compute = per_second("ffma_per_cycle", "sm_hz") * (1 if problem == "minplus" else 2)
     return {"peak_compute": compute or "",
-            "peak_dram": number("dram_bytes_per_cycle") * number("dram_hz") or "",
-            "peak_l2": number("l2_bytes_per_cycle") * number("l2_hz") or ""}
+            "peak_dram": per_second("dram_bytes_per_cycle", "dram_hz") or "",
+            "peak_l2": per_second("l2_bytes_per_cycle", "l2_hz") or ""}
 
 
 def tf32_peak(row):
@@ -198,11 +236,8 @@ def available_metrics(ncu):
 
 def base_name(metric):
     """`dram__bytes_read.sum` -> `dram__bytes_read` (query-metrics lists base names)."""
-    name = metric
-    for suffix in (".peak_sustained", ".per_second", ".pct_of_peak_sustained_active", ".ratio",
-                   ".sum", ".avg", ".max", ".min"):
-        name = name.replace(suffix, "")
-    return name
+    return re.sub(r"\.(peak_sustained|per_second|pct_of_peak_sustained_active|ratio|sum|avg|max"
+                  r"|min)", "", metric)
 
 
 def check_ncu_errors(text):
@@ -244,16 +279,12 @@ def profile_problem(ncu, metrics, chapter, edition, executable, problem, extra, 
     if not course_rows or "sizes" not in course_rows[-1]:
         raise ProfileError(f"{os.path.basename(executable)} --problem {problem} printed no "
                            f"result (exit {result.returncode}); see the log", EXIT_CUDA)
-    launches = ncu_csv.parse(result.stdout)
-    main = max(launches, key=lambda launch: _as_float(launch.get("gpu__time_duration.sum")))
+    launches = parse_ncu(result.stdout)
+    main = max(launches, key=lambda launch: _float(launch.get("gpu__time_duration.sum")))
     last = [launch for launch in launches if launch.get("Kernel Name") == main.get("Kernel Name")]
     row = derive(problem, course_rows[-1]["sizes"], last[-1])
     row.update({"chapter": chapter, "edition": edition, "status": course_rows[-1]["status"]})
     return row
-
-
-def _as_float(value):
-    return value if isinstance(value, float) else 0.0
 
 
 def write_csv(rows, path):
@@ -434,7 +465,7 @@ def main(argv=None):
     except ProfileError as error:
         print(f"error: {error}", file=sys.stderr)
         return error.status
-    except (OSError, ValueError, ncu_csv.NcuCsvError, readme_block.BlockError) as error:
+    except (OSError, ValueError, NcuCsvError, readme_block.BlockError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_FAILED
 

@@ -14,21 +14,15 @@ import csv
 import io
 import os
 import shutil
-import stat
 import subprocess
-import sys
 import tempfile
 import textwrap
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from support import ROOT, write_executable
+import profile_kernels as course_profile  # scripts/ is on the path through support
 
-import ncu_csv  # noqa: E402
-import profile_kernels as course_profile  # noqa: E402
-
-SAMPLE = os.path.join(HERE, "data", "ncu_sample.csv")
+SAMPLE = os.path.join(ROOT, "tests", "scripts", "data", "ncu_sample.csv")
 
 # A chapter executable stand-in: its supports row, and one course CSV result per run.
 FAKE_EXECUTABLE = textwrap.dedent("""\
@@ -93,18 +87,15 @@ FAKE_NCU = textwrap.dedent("""\
 """)
 
 
-def write_script(path, text):
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-
-
 class RecordedSample(unittest.TestCase):
     """What ncu really printed, on a GPU."""
 
     def setUp(self):
         with open(SAMPLE, encoding="utf-8") as handle:
             self.text = handle.read()
+        self.launches = course_profile.parse_ncu(self.text)
+        self.main = max(self.launches, key=lambda l: l["gpu__time_duration.sum"])
+        self.row = course_profile.derive("matmul", "m=1024 n=1024 k=1024", self.main)
 
     def raw_field(self, metric, launch_index=-1):
         """@p metric of a launch, read with the csv module alone."""
@@ -114,11 +105,8 @@ class RecordedSample(unittest.TestCase):
         return float(rows[2:][launch_index][column].replace(",", ""))
 
     def test_parses_and_derives(self):
-        launches = ncu_csv.parse(self.text)
-        self.assertGreaterEqual(len(launches), 1)
-        main = max(launches, key=lambda l: l["gpu__time_duration.sum"])
-        index = launches.index(main)
-        row = course_profile.derive("matmul", "m=1024 n=1024 k=1024", main)
+        self.assertGreaterEqual(len(self.launches), 1)
+        index, row = self.launches.index(self.main), self.row
         work = 2 * 1024 ** 3
         self.assertEqual(row["work"], work)
         seconds = self.raw_field("gpu__time_duration.sum", index) * 1e-9
@@ -138,10 +126,7 @@ class RecordedSample(unittest.TestCase):
         except ImportError:
             self.skipTest("matplotlib is not installed")
         import roofline
-        launches = ncu_csv.parse(self.text)
-        main = max(launches, key=lambda l: l["gpu__time_duration.sum"])
-        row = course_profile.derive("matmul", "m=1024 n=1024 k=1024", main)
-        row.update({"chapter": "4", "device": main["device__attribute_display_name"]})
+        row = dict(self.row, chapter="4", device=self.main["device__attribute_display_name"])
         with tempfile.TemporaryDirectory() as folder:
             written = roofline.draw_all([row], folder, course_profile.tf32_peak(row))
             self.assertEqual(sorted(os.path.basename(p) for p in written),
@@ -150,8 +135,8 @@ class RecordedSample(unittest.TestCase):
                 self.assertIn("<svg", svg.read())
 
     def test_rejects_text_without_a_table(self):
-        with self.assertRaises(ncu_csv.NcuCsvError):
-            ncu_csv.parse("==PROF== Connected to process 1\nno kernels were profiled\n")
+        with self.assertRaises(course_profile.NcuCsvError):
+            course_profile.parse_ncu("==PROF== Connected to process 1\nno kernels were profiled\n")
 
 
 class WholeScript(unittest.TestCase):
@@ -162,12 +147,12 @@ class WholeScript(unittest.TestCase):
         self.build = os.path.join(self.folder, "build")
         os.makedirs(self.build)
         executable = os.path.join(self.build, "ch09_fake_solution")
-        write_script(executable, FAKE_EXECUTABLE)
+        write_executable(executable, FAKE_EXECUTABLE)
         with open(os.path.join(self.build, "course_chapters.tsv"), "w") as manifest:
             manifest.write(f"ch09\tfake\t{executable}\t{executable}\tch09_fake\n")
         self.tools = os.path.join(self.folder, "tools")
         os.makedirs(self.tools)
-        write_script(os.path.join(self.tools, "ncu"), FAKE_NCU)
+        write_executable(os.path.join(self.tools, "ncu"), FAKE_NCU)
         metrics = [course_profile.base_name(m) for m, _ in course_profile.METRICS]
         metrics += [course_profile.base_name(course_profile.STALL_METRIC.format(r))
                     for r in course_profile.STALL_REASONS]

@@ -14,15 +14,14 @@ import argparse
 import glob
 import os
 import re
-import stat
 import subprocess
 import sys
 import tempfile
 import textwrap
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+from support import ROOT, write_executable
+
 PROGRESS_SH = os.path.join(ROOT, "scripts", "progress.sh")
 PROGRESS_PY = os.path.join(ROOT, "scripts", "progress.py")
 BUILD_DIR = None  # set from the command line
@@ -86,12 +85,6 @@ FAKE_CTEST = textwrap.dedent('''\
     </testcase></testsuite>\'\'\')
     sys.exit(8)
 ''')
-
-
-def write_executable(path, text):
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 
 def exercise_regions():

@@ -11,21 +11,15 @@ only what is out of date, and refuses a file that is not a chapter figure's sour
 The real tree is checked by the CTest test figures.up_to_date (render_figures.py --check).
 """
 
-import contextlib
 import hashlib
-import io
 import os
 import shutil
-import stat
 import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
-
-import render_figures  # noqa: E402
+from support import call, write_executable
+import render_figures  # scripts/ is on the path through support
 
 DOT_SOURCE = 'digraph sample {\n  a -> b;\n}\n'
 
@@ -52,11 +46,8 @@ sys.stdout.write({svg!r})
 
 
 def run(*args):
-    out = io.StringIO()
-    err = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = render_figures.main(list(args))
-    return code, out.getvalue() + err.getvalue()
+    code, out, err = call(render_figures.main, args)
+    return code, out + err
 
 
 class RenderFigures(unittest.TestCase):
@@ -70,9 +61,8 @@ class RenderFigures(unittest.TestCase):
             handle.write(DOT_SOURCE)
         self.log = os.path.join(self.root, "dot.log")
         self.fake_dot = os.path.join(self.root, "fake-dot")
-        with open(self.fake_dot, "w") as handle:
-            handle.write(FAKE_DOT.format(python=sys.executable, log=self.log, svg=GRAPHVIZ_SVG))
-        os.chmod(self.fake_dot, os.stat(self.fake_dot).st_mode | stat.S_IXUSR)
+        write_executable(self.fake_dot,
+                         FAKE_DOT.format(python=sys.executable, log=self.log, svg=GRAPHVIZ_SVG))
 
     def tearDown(self):
         shutil.rmtree(self.root)

@@ -8,30 +8,22 @@ changes nothing outside the markers.
 """
 
 import argparse
-import contextlib
-import io
 import os
 import shutil
 import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
-
-import course_chapters  # noqa: E402
-import readme_block  # noqa: E402
-import update_supports_table as supports  # noqa: E402
+from support import ROOT, call
+import course_chapters  # scripts/ is on the path through support
+import readme_block
+import update_supports_table as supports
 
 MANIFEST = None  # set from the command line
 
 
 def run(*args):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = supports.main(["--manifest", MANIFEST] + list(args))
-    return status, out.getvalue(), err.getvalue()
+    return call(supports.main, ["--manifest", MANIFEST, *args])
 
 
 class SupportsTableTest(unittest.TestCase):
