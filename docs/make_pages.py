@@ -44,7 +44,6 @@ def generate(root, out_dir, edition, chapter_dirs):
         shutil.rmtree(out_dir / generated, ignore_errors=True)
         (out_dir / generated).mkdir(parents=True)
     site = Site(root, edition, chapters, out_dir)
-    # The lessons first, so that links between pages find their labels; the main page last.
     pages = [page for index in range(len(chapters)) for page in chapter_pages(site, index)]
     extra_pages = docs_pages(site)
     order = {"tools": 0, "instructors": 1}

@@ -65,11 +65,18 @@ class Site:
             if (root / chapter.launch).exists():
                 self.documented[chapter.launch] = chapter.launch  # the same in both editions
             self.page_labels[chapter.lesson] = chapter.key
-            for rel, label in chapter.companions:
-                self.page_labels[rel] = label
-        self.page_labels["README.md"] = "index"
+            self.page_labels.update(chapter.companions)
         for page in sorted((root / "docs/pages").glob("*.md")):
             self.page_labels[page.relative_to(root).as_posix()] = page.stem
+        self.page_labels["README.md"] = "index"
+        # Every page's headings are labelled before any link is rewritten, so that a link finds
+        # the label of a heading on any page. The README's (the main page's) title has no label.
+        self.documents = {}  # repository path of a Markdown page -> its lines, headings labelled
+        for rel, label in self.page_labels.items():
+            readme = label == "index"
+            self.documents[rel] = self.label_headings(rel, read_lines(root, rel),
+                                                      "readme" if readme else label,
+                                                      None if readme else label)
 
     def label_headings(self, rel, lines, prefix, title_label):
         """Gives every heading of @p lines a label. The first level-1 heading is the page title:
@@ -113,16 +120,6 @@ class Site:
         self.heading_labels[rel] = labels
         return result
 
-    def scan_headings(self, rel):
-        """The labels another Markdown page will give its headings (pages are labelled in a fixed
-        order, so a page not yet processed is labelled now, with a throw-away set of labels)."""
-        saved = set(self.used_labels)
-        prefix = self.page_labels[rel]
-        self.label_headings(rel, read_lines(self.root, rel), "readme" if prefix == "index" else prefix,
-                            None if prefix == "index" else prefix)
-        self.used_labels = saved
-        return self.heading_labels[rel]
-
     def copy_image(self, rel):
         """Copies the repository's image @p rel into the site; returns its name there."""
         name = rel.replace("/", "_")
@@ -165,7 +162,7 @@ class Site:
         if resolved in self.page_labels:
             if not fragment:
                 return ("ref", self.page_labels[resolved])
-            labels = self.heading_labels.get(resolved) or self.scan_headings(resolved)
+            labels = self.heading_labels[resolved]
             if fragment not in labels:
                 raise SiteError(f"{where}: link to '{target}': no heading with that anchor")
             return ("ref", labels[fragment])

@@ -39,7 +39,7 @@ def document_page(site, rel, label, head, foot, toc=True, fallback=None, expecte
     none; without a fallback a missing title is an error saying what was @p expected), the lines
     @p head, a table of contents unless @p toc is False or the file places one, the rest of the
     file and the lines @p foot."""
-    lines = site.label_headings(rel, read_lines(site.root, rel), label, label)
+    lines = site.documents[rel]
     index = title_index(lines)
     page = Page(f"{label}.md")
     if index is None:
@@ -204,8 +204,7 @@ def main_page(site, pages):
     """The README as the main page, with the list of the site's pages at its end."""
     rel = "README.md"
     page = Page("index.md")
-    page.add_from(rel, site.transform(rel, site.label_headings(
-        rel, read_lines(site.root, rel), "readme", None)))
+    page.add_from(rel, site.transform(rel, site.documents[rel]))
     page.add("", "## Reading this site {#site-contents}", "")
     if site.chapters:
         page.add("The lessons, in order:", "", *(f"- @subpage {c.key}" for c in site.chapters), "")
