@@ -131,53 +131,33 @@ class Site:
         """Checks that @p url, found in the file @p origin, resolves inside the site."""
         parts = urlsplit(url)
         if parts.scheme or url.startswith("//"):
-            if parts.scheme in ("http", "https", "mailto", "data", "javascript"):
-                return
-            self.problem(where, f"link '{url}' uses an unexpected scheme")
+            if parts.scheme not in ("http", "https", "mailto", "data", "javascript"):
+                self.problem(where, f"link '{url}' uses an unexpected scheme")
             return
         self.checked_links += 1
-        if parts.path:
-            target = (origin.parent / unquote(parts.path)).resolve()
-        else:
-            target = origin.resolve()
-        try:
-            target.relative_to(self.root)
-        except ValueError:
-            self.problem(where, f"link '{url}' leaves the site")
-            return
+        target = (origin.parent / unquote(parts.path)).resolve() if parts.path else origin.resolve()
         if target.is_dir():
             target = target / "index.html"
-        if not target.is_file():
-            self.problem(where, f"link '{url}': {self.rel(target) if self.inside(target) else target}"
-                                " does not exist")
-            return
-        if parts.fragment and target.suffix == ".html":
-            if unquote(parts.fragment) not in self.page(target).anchors:
-                self.problem(where, f"link '{url}': no anchor '{parts.fragment}' in "
-                                    f"{self.rel(target)}")
-
-    def inside(self, path):
-        try:
-            path.relative_to(self.root)
-            return True
-        except ValueError:
-            return False
+        if self.root not in target.parents:
+            self.problem(where, f"link '{url}' leaves the site")
+        elif not target.is_file():
+            self.problem(where, f"link '{url}': {self.rel(target)} does not exist")
+        elif parts.fragment and target.suffix == ".html" and \
+                unquote(parts.fragment) not in self.page(target).anchors:
+            self.problem(where, f"link '{url}': no anchor '{parts.fragment}' in {self.rel(target)}")
 
     def check_links(self):
         for path in sorted(self.root.rglob("*.html")):
             parsed = self.page(path)
             for tag, url, line in parsed.links:
-                if tag != "a" and urlsplit(url).scheme in ("http", "https") or \
-                        tag != "a" and url.startswith("//"):
+                if tag != "a" and (urlsplit(url).scheme in ("http", "https") or url.startswith("//")):
                     self.problem(f"{self.rel(path)}:{line}",
                                  f"<{tag}> loads '{url}' from the network: the site must work offline")
                     continue
                 self.check_target(f"{self.rel(path)}:{line}", path, url)
-            text = "".join(parsed.text)
-            prose = "".join(parsed.prose)
-            checks = [(p, w, text) for p, w in LEFTOVERS]
+            checks = [(p, w, "".join(parsed.text)) for p, w in LEFTOVERS]
             if MARKDOWN_PAGE.match(path.name):
-                checks += [(p, w, prose) for p, w in PROSE_LEFTOVERS]
+                checks += [(p, w, "".join(parsed.prose)) for p, w in PROSE_LEFTOVERS]
             for pattern, what, where in checks:
                 found = pattern.search(where)
                 if found:
@@ -191,11 +171,8 @@ class Site:
         # navtreeindex*.js only maps pages to tree positions (Doxygen lists some member anchors
         # there that only the namespace page carries), so only its pages must exist.
         # The same holds for the NAVTREEINDEX list at the end of navtreedata.js.
-        scripts = [self.root / "navtreedata.js", *sorted(self.root.glob("navtreeindex*.js"))]
-        for path in scripts:
-            if not path.is_file():
-                continue
-            text = path.read_text(encoding="utf-8")
+        for path in [self.root / "navtreedata.js", *sorted(self.root.glob("navtreeindex*.js"))]:
+            text = path.read_text(encoding="utf-8") if path.is_file() else ""
             tree, _, index = text.partition("var NAVTREEINDEX")
             if path.name.startswith("navtreeindex"):
                 tree, index = "", text
@@ -203,8 +180,7 @@ class Site:
                 self.check_target(self.rel(path), path, url)
             for url in JS_TARGET.findall(index):
                 self.check_target(self.rel(path), path, url.split("#")[0])
-        for path in sorted((self.root / "search").glob("*.js")) if (self.root / "search").is_dir() \
-                else []:
+        for path in sorted((self.root / "search").glob("*.js")):
             for url in JS_TARGET.findall(path.read_text(encoding="utf-8")):
                 self.check_target(self.rel(path), path, url)
 
@@ -223,9 +199,8 @@ def check_pages(site, edition, chapters):
         if not (root / f"{name}.html").is_file():
             site.problem(f"{name}.html", "missing")
 
-    numbers = sorted(int(key[2:]) for key in chapters)
     present = sorted(p.stem for p in root.glob("ch[0-9][0-9].html"))
-    expected = [f"ch{n:02d}" for n in numbers]
+    expected = sorted(chapters)
     if present != expected:
         site.problem("chapters", f"expected pages for {', '.join(expected) or 'no chapter'}, "
                                  f"found {', '.join(present) or 'none'}")
@@ -235,14 +210,12 @@ def check_pages(site, edition, chapters):
             continue
         parsed = site.page(path)
         hrefs = {urlsplit(url).path for tag, url, _ in parsed.links if tag == "a"}
-        neighbours = expected[max(0, index - 1):index] + expected[index + 1:index + 2]
-        for neighbour in neighbours:
+        for neighbour in expected[max(0, index - 1):index] + expected[index + 1:index + 2]:
             if f"{neighbour}.html" not in hrefs:
                 site.problem(path.name, f"no link to the neighbouring chapter {neighbour}.html")
         if "index.html" not in hrefs:
             site.problem(path.name, "no link back to the course map (index.html)")
-        figures = [url for url in parsed.images if is_figure(key, urlsplit(url).path)]
-        if not figures:
+        if not any(is_figure(key, urlsplit(url).path) for url in parsed.images):
             site.problem(path.name, f"shows no figure of its chapter (a lesson shows "
                                     f"![caption](figures/NAME.svg), chapters/{key[2:]}_*/figures/)")
         if "tools.html" not in hrefs:
@@ -279,8 +252,8 @@ def check_pages(site, edition, chapters):
     if results.is_file():
         parsed = site.page(results)
         text = " ".join("".join(parsed.text).split())
-        has_plot = any("ladder" in url for url in parsed.images)
-        if not has_plot and "No plot is committed yet" not in text:
+        if not any("ladder" in url for url in parsed.images) and \
+                "No plot is committed yet" not in text:
             site.problem(results.name, "neither shows the plot nor says that none is committed")
 
 
