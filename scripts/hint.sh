@@ -16,8 +16,6 @@ if [[ $# -lt 1 || $# -gt 2 ]]; then
   echo "error: $usage" >&2
   exit 2
 fi
-if ! command -v python3 > /dev/null; then
-  echo "error: scripts/hint.sh needs python3" >&2
-  exit 2
-fi
-exec python3 "$(dirname "$0")/hints.py" show "$@"
+source "$(dirname "$0")/python.sh"
+python=$(find_python "") || { echo "error: scripts/hint.sh needs python3" >&2; exit 2; }
+exec "$python" "$(dirname "$0")/hints.py" show "$@"

@@ -77,6 +77,6 @@ if [ "$build" = yes ]; then
   done <"$build_dir/course_chapters.tsv"
 fi
 
-python=$(command -v python3 || true)
-[ -n "$python" ] || { echo "error: no python3: install it (sudo apt-get install python3)" >&2; exit 4; }
+source "$root/scripts/python.sh"
+python=$(find_python "") || { echo "error: no python3: install it (sudo apt-get install python3)" >&2; exit 4; }
 exec "$python" "$root/scripts/progress.py" --build-dir "$build_dir" "${not_built[@]}" "${chapters[@]}"

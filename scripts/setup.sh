@@ -14,23 +14,16 @@
 # is missing and the command that installs it; apt's own messages go to a log file.
 
 course_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$course_root/scripts/python.sh"
 
 course_say() { printf '==> %s\n' "$*"; }
 
-# The Debian/Ubuntu packages each job needs, and those it goes on without.
-course_required_packages() {
+# The Debian/Ubuntu packages job $1 needs, then, after the bar, those it goes on without.
+course_packages() {
   case "$1" in
-    run) echo "cmake g++ ninja-build" ;;
-    test) echo "cmake g++ ninja-build catch2 doxygen graphviz python3" ;;
-    progress) echo "cmake g++ ninja-build catch2 python3" ;;
-    *) return 1 ;;
-  esac
-}
-course_optional_packages() {
-  case "$1" in
-    run) echo "catch2 python3 python3-matplotlib" ;;
-    test) echo "python3-matplotlib" ;;
-    progress) echo "" ;;
+    run) echo "cmake g++ ninja-build | catch2 python3 python3-matplotlib" ;;
+    test) echo "cmake g++ ninja-build catch2 doxygen graphviz python3 | python3-matplotlib" ;;
+    progress) echo "cmake g++ ninja-build catch2 python3 |" ;;
     *) return 1 ;;
   esac
 }
@@ -41,31 +34,21 @@ course_without() {
     catch2) echo "the tests are not built (scripts/test.sh needs them)" ;;
     python3) echo "the ladder's results table is not written" ;;
     python3-matplotlib) echo "the ladder's plot is skipped" ;;
-    *) echo "the parts that use it are skipped" ;;
   esac
 }
 
-# Whether the package (or the tool it provides) is installed.
+# Whether the package (or the tool it provides) is installed. Catch2 and matplotlib count where
+# dpkg does not know them too: built from source (a Catch2Config.cmake where CMake looks for it)
+# or installed with pip (a Python the scripts use imports it).
 course_have_package() {
   case "$1" in
-    cmake) command -v cmake >/dev/null 2>&1 ;;
-    g++) command -v c++ >/dev/null 2>&1 ;;
-    ninja-build) command -v ninja >/dev/null 2>&1 ;;
-    doxygen) command -v doxygen >/dev/null 2>&1 ;;
-    graphviz) command -v dot >/dev/null 2>&1 ;;
-    python3) command -v python3 >/dev/null 2>&1 ;;
+    g++) command -v c++ ;;
+    ninja-build) command -v ninja ;;
+    graphviz) command -v dot ;;
     catch2) course_have_dpkg_package catch2 || course_have_catch2_config ;;
-    python3-matplotlib) course_have_dpkg_package python3-matplotlib || course_python_has matplotlib ;;
-    *)
-      # Libraries (catch2, python3-matplotlib): asked of dpkg; where there is no dpkg, CMake and
-      # the scripts find out for themselves.
-      if command -v dpkg >/dev/null 2>&1; then
-        dpkg -s "$1" >/dev/null 2>&1
-      else
-        return 0
-      fi
-      ;;
-  esac
+    python3-matplotlib) course_have_dpkg_package python3-matplotlib || find_python matplotlib ;;
+    *) command -v "$1" ;;  # cmake, doxygen, python3
+  esac >/dev/null 2>&1
 }
 
 # Whether dpkg knows Debian package $1 as installed (false where there is no dpkg).
@@ -73,8 +56,8 @@ course_have_dpkg_package() {
   command -v dpkg >/dev/null 2>&1 && dpkg -s "$1" >/dev/null 2>&1
 }
 
-# Whether Catch2 was installed from source: a Catch2Config.cmake where CMake looks for it, under
-# CMAKE_PREFIX_PATH or the usual prefixes (COURSE_CMAKE_PREFIXES replaces those).
+# Whether a Catch2Config.cmake lies under CMAKE_PREFIX_PATH or the usual prefixes
+# (COURSE_CMAKE_PREFIXES replaces those).
 course_have_catch2_config() {
   local prefix config extra=${CMAKE_PREFIX_PATH:-}
   for prefix in ${extra//:/ } ${COURSE_CMAKE_PREFIXES-/usr/local /usr /opt}; do
@@ -89,24 +72,11 @@ course_have_catch2_config() {
   return 1
 }
 
-# Whether a Python 3 that the scripts use can import module $1 (installed by pip, say). The
-# interpreters asked are those the ladder tries (COURSE_PYTHONS replaces the list).
-course_python_has() {
-  local python
-  for python in ${COURSE_PYTHONS-${PYTHON:-} /usr/bin/python3 python3}; do
-    command -v "$python" >/dev/null 2>&1 || continue
-    "$python" -c "import $1" >/dev/null 2>&1 && return 0
-  done
-  return 1
-}
-
 # The command that installs packages $@, as the user should type it.
 course_install_command() {
-  if [ "$(id -u)" -eq 0 ]; then
-    printf 'apt-get install %s' "$*"
-  else
-    printf 'sudo apt-get install %s' "$*"
-  fi
+  local sudo="sudo "
+  [ "$(id -u)" -ne 0 ] || sudo=""
+  printf '%sapt-get install %s' "$sudo" "$*"
 }
 
 # Installs packages $@ with apt, quietly: apt's messages go to a log file. On failure sets
@@ -120,11 +90,9 @@ course_apt_install() {
   fi
   local sudo=""
   if [ "$(id -u)" -ne 0 ]; then
-    if ! command -v sudo >/dev/null 2>&1; then
-      course_apt_reason="installing needs root, and there is no sudo"
-      return 1
-    fi
-    sudo="sudo"
+    sudo=sudo
+    command -v sudo >/dev/null 2>&1 || course_apt_reason="installing needs root, and there is no sudo"
+    [ -z "$course_apt_reason" ] || return 1
   fi
   course_apt_log=$(mktemp "${TMPDIR:-/tmp}/course-apt.XXXXXX")
   export DEBIAN_FRONTEND=noninteractive
@@ -146,29 +114,25 @@ course_apt_install() {
 # naming the packages and the command that installs them, when something the job needs cannot be
 # installed; a missing optional package only gets a line saying what is skipped without it.
 course_install_for() {
-  local job=$1 package
-  local required optional
-  required=$(course_required_packages "$job") || {
+  local job=$1 package packages
+  packages=$(course_packages "$job") || {
     echo "error: unknown job '$job' (run, test or progress)" >&2
     return 2
   }
-  optional=$(course_optional_packages "$job")
   local missing_required=() missing_optional=()
-  for package in $required; do
+  for package in ${packages%|*}; do
     course_have_package "$package" || missing_required+=("$package")
   done
-  for package in $optional; do
+  for package in ${packages#*|}; do
     course_have_package "$package" || missing_optional+=("$package")
   done
-  if [ ${#missing_required[@]} -eq 0 ] && [ ${#missing_optional[@]} -eq 0 ]; then
+  local missing=("${missing_required[@]}" "${missing_optional[@]}")
+  if [ ${#missing[@]} -eq 0 ]; then
     course_say "all the tools this needs are present"
     return 0
   fi
-  local missing=("${missing_required[@]}" "${missing_optional[@]}")
   course_say "installing: ${missing[*]}"
-  if course_apt_install "${missing[@]}"; then
-    return 0
-  fi
+  course_apt_install "${missing[@]}" && return 0
   # One package that cannot be had must not keep the others out: try the needed ones alone.
   local reason=$course_apt_reason log=$course_apt_log
   local installed_required=no
@@ -177,7 +141,7 @@ course_install_for() {
     installed_required=yes
   fi
   local where=""
-  [ -n "$log" ] && where=" (apt's messages: $log)"
+  [ -z "$log" ] || where=" (apt's messages: $log)"
   if [ ${#missing_required[@]} -gt 0 ] && [ "$installed_required" = no ]; then
     printf 'error: missing %s, and %s: install with `%s`, then run this again%s\n' \
       "${missing_required[*]}" "$reason" "$(course_install_command "${missing_required[@]}")" \

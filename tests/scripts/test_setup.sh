@@ -22,14 +22,18 @@ fail() {
   failures=$((failures + 1))
 }
 
-# A bin folder with the basic tools the set-up uses, and stand-ins for the rest.
-# make_bin <folder> <tool...>: the tools named are "installed" (stubs that succeed).
+# make_bin <name> <apt> <tool...>: sets bin to $work/<name>, holding the basic tools the set-up
+# uses, stubs that succeed for the tools named ("installed"), stand-ins for sudo (runs the
+# command), dpkg (knows the packages of $FAKE_DPKG_INSTALLED) and python3 (imports only the modules
+# of $FAKE_PY_MODULES), and an apt-get that is <apt>: "offline" (as without a network: warnings
+# from update, "Unable to locate package" from install), "working" (installs each package by
+# adding the tool it provides), "never" (says it was called, and fails) or "none" (no apt-get).
 make_bin() {
-  local bin=$1 tool
-  shift
+  bin="$work/$1"
+  local apt=$2 tool real
+  shift 2
   mkdir -p "$bin"
   for tool in bash sh env mktemp cat grep rm id dirname printf tr sed head tail chmod; do
-    local real
     real=$(command -v "$tool") || continue
     case "$real" in /*) ln -sf "$real" "$bin/$tool" ;; esac
   done
@@ -37,19 +41,16 @@ make_bin() {
     printf '#!/bin/sh\nexit 0\n' >"$bin/$tool"
     chmod +x "$bin/$tool"
   done
-  # python3 imports only the modules in $FAKE_PY_MODULES (space-separated).
-  if [ -x "$bin/python3" ]; then
+  if [ -e "$bin/python3" ]; then
     cat >"$bin/python3" <<'EOF'
 #!/bin/sh
 [ "$1" = "-c" ] || exit 0
 for module in $FAKE_PY_MODULES; do
-  [ "$2" = "import $module" ] && exit 0
+  case "$2" in *"import $module") exit 0 ;; esac
 done
 exit 1
 EOF
-    chmod +x "$bin/python3"
   fi
-  # sudo runs the command; dpkg answers from $FAKE_DPKG_INSTALLED (space-separated packages).
   printf '#!/bin/sh\nexec "$@"\n' >"$bin/sudo"
   cat >"$bin/dpkg" <<'EOF'
 #!/bin/sh
@@ -60,12 +61,8 @@ done
 echo "dpkg-query: package '$2' is not installed" >&2
 exit 1
 EOF
-  chmod +x "$bin/sudo" "$bin/dpkg"
-}
-
-# apt-get as it behaves without a network.
-offline_apt() {
-  cat >"$1/apt-get" <<'EOF'
+  case $apt in
+    offline) cat >"$bin/apt-get" <<'EOF' ;;
 #!/bin/sh
 case "$1" in
   update)
@@ -78,12 +75,7 @@ for package in "$@"; do
 done
 exit 100
 EOF
-  chmod +x "$1/apt-get"
-}
-
-# apt-get that works: "installs" each package by adding the tool it provides to the bin folder.
-working_apt() {
-  cat >"$1/apt-get" <<EOF
+    working) cat >"$bin/apt-get" <<EOF ;;
 #!/bin/sh
 [ "\$1" = update ] && exit 0
 for package in "\$@"; do
@@ -91,17 +83,20 @@ for package in "\$@"; do
     cmake) tool=cmake ;; g++) tool=c++ ;; ninja-build) tool=ninja ;; doxygen) tool=doxygen ;;
     graphviz) tool=dot ;; python3) tool=python3 ;; *) continue ;;
   esac
-  printf '#!/bin/sh\nexit 0\n' >"$1/\$tool"
-  chmod +x "$1/\$tool"
+  printf '#!/bin/sh\nexit 0\n' >"$bin/\$tool"
+  chmod +x "$bin/\$tool"
 done
 exit 0
 EOF
-  chmod +x "$1/apt-get"
+    never) printf '#!/bin/sh\necho "apt-get was called" >&2\nexit 100\n' >"$bin/apt-get" ;;
+  esac
+  chmod +x "$bin/sudo" "$bin/dpkg"
+  [ ! -e "$bin/apt-get" ] || chmod +x "$bin/apt-get"
 }
 
-# run_case <name> <bin> <job>: runs course_install_for <job> with PATH=<bin>; sets status, out, err.
+# run_case <name> <job>: runs course_install_for <job> with PATH=$bin; sets status, out, err.
 run_case() {
-  local name=$1 bin=$2 job=$3
+  local name=$1 job=$2
   # Only the stand-ins answer: Python from PATH, Catch2's CMake files under $work/prefix.
   env -i PATH="$bin" HOME="$work" TMPDIR="$work" FAKE_DPKG_INSTALLED="${FAKE_DPKG_INSTALLED:-}" \
     FAKE_PY_MODULES="${FAKE_PY_MODULES:-}" COURSE_PYTHONS=python3 \
@@ -134,10 +129,8 @@ install="sudo apt-get install"
 [ "$(id -u)" -ne 0 ] || install="apt-get install"
 
 # 1. The main job, offline, without CMake and Ninja: one error line naming both and the command.
-bin="$work/bin1"
-make_bin "$bin" c++ python3
-offline_apt "$bin"
-FAKE_DPKG_INSTALLED="catch2 python3-matplotlib" run_case run_offline_missing "$bin" run
+make_bin bin1 offline c++ python3
+FAKE_DPKG_INSTALLED="catch2 python3-matplotlib" run_case run_offline_missing run
 expect "run, offline, cmake and ninja missing" fails \
   "^error: missing cmake ninja-build, and apt cannot reach its package sources: install with \`$install cmake ninja-build\`"
 printf '%s' "$err" | grep -qE 'doxygen|graphviz' &&
@@ -146,60 +139,44 @@ printf '%s' "$err" | grep -qE 'doxygen|graphviz' &&
 # 2. The main job, offline, with what it needs but no Doxygen, Graphviz or matplotlib (neither
 #    from apt nor importable by Python): goes on, with one line saying the plot is skipped and
 #    how to get it.
-bin="$work/bin2"
-make_bin "$bin" c++ cmake ninja python3
-offline_apt "$bin"
-FAKE_DPKG_INSTALLED="catch2" run_case run_offline_optional "$bin" run
+make_bin bin2 offline c++ cmake ninja python3
+FAKE_DPKG_INSTALLED="catch2" run_case run_offline_optional run
 expect "run, offline, only matplotlib missing" ok \
   "^note: python3-matplotlib is not installed.*plot is skipped.*$install python3-matplotlib"
 
 # 3. The test job, offline, without Doxygen and Graphviz: they are still needed.
-bin="$work/bin3"
-make_bin "$bin" c++ cmake ninja python3
-offline_apt "$bin"
-FAKE_DPKG_INSTALLED="catch2 python3-matplotlib" run_case test_offline_docs "$bin" test
+FAKE_DPKG_INSTALLED="catch2 python3-matplotlib" run_case test_offline_docs test
 expect "test, offline, no Doxygen" fails \
   "^error: missing doxygen graphviz, .*$install doxygen graphviz"
 
 # 4. The test job without Catch2: needed too, named the same way.
-FAKE_DPKG_INSTALLED="python3-matplotlib" run_case test_offline_catch2 "$work/bin2" test
+FAKE_DPKG_INSTALLED="python3-matplotlib" run_case test_offline_catch2 test
 expect "test, offline, no Catch2" fails "^error: missing catch2 doxygen graphviz, .*$install catch2 doxygen graphviz"
 
 # 5. No apt-get at all.
-bin="$work/bin5"
-make_bin "$bin" c++ python3
-FAKE_DPKG_INSTALLED="catch2" run_case run_no_apt "$bin" run
+make_bin bin5 none c++ python3
+FAKE_DPKG_INSTALLED="catch2" run_case run_no_apt run
 expect "no apt-get" fails "^error: missing cmake ninja-build, and there is no apt-get here"
 
 # 6. A working apt installs what is missing, quietly.
-bin="$work/bin6"
-make_bin "$bin" c++ python3
-working_apt "$bin"
-FAKE_DPKG_INSTALLED="catch2 python3-matplotlib" run_case run_online "$bin" run
+make_bin bin6 working c++ python3
+FAKE_DPKG_INSTALLED="catch2 python3-matplotlib" run_case run_online run
 [ "$status" -eq 0 ] || fail "working apt: exit status $status: $err"
 [ -x "$bin/cmake" ] && [ -x "$bin/ninja" ] || fail "working apt: cmake and ninja were not installed"
 [ -z "$err" ] || fail "working apt: something was printed on stderr: $err"
 
 # 7. Everything present: nothing to install, apt never called.
-bin="$work/bin7"
-make_bin "$bin" c++ cmake ninja python3 doxygen dot
-printf '#!/bin/sh\necho "apt-get was called" >&2\nexit 100\n' >"$bin/apt-get"
-chmod +x "$bin/apt-get"
-FAKE_DPKG_INSTALLED="catch2 python3-matplotlib" run_case all_present "$bin" test
+make_bin bin7 never c++ cmake ninja python3 doxygen dot
+FAKE_DPKG_INSTALLED="catch2 python3-matplotlib" run_case all_present test
 [ "$status" -eq 0 ] && [ -z "$err" ] || fail "everything present: status $status, stderr: $err"
 
 # 8. matplotlib installed with pip and Catch2 built from source: dpkg knows neither, but both are
 #    there, so nothing is installed and nothing is said (a machine set up without apt).
-bin="$work/bin8"
-make_bin "$bin" c++ cmake ninja python3 doxygen dot
-printf '#!/bin/sh\necho "apt-get was called" >&2\nexit 100\n' >"$bin/apt-get"
-chmod +x "$bin/apt-get"
 mkdir -p "$work/prefix/lib/cmake/Catch2"
 : >"$work/prefix/lib/cmake/Catch2/Catch2Config.cmake"
-FAKE_PY_MODULES=matplotlib run_case pip_and_source "$bin" test
+FAKE_PY_MODULES=matplotlib run_case pip_and_source test
 [ "$status" -eq 0 ] && [ -z "$err" ] ||
   fail "matplotlib from pip, Catch2 from source: status $status, stderr: $err"
-rm -rf "$work/prefix"
 
 if [ "$failures" -gt 0 ]; then
   printf '%d case(s) failed\n' "$failures"
