@@ -41,16 +41,13 @@ INLINE_IMAGE = re.compile(r'<img src="([^"]+)" alt="" (style="[^"]*" class="inli
 
 def svg_image(html_dir, match):
     """The <img> (and caption) for one SVG object of a page."""
-    name = match.group(1)
-    caption = match.group(3)
+    name, caption = match.group(1), match.group(3)
     alt = " ".join(TAG.sub("", caption).split()) if caption else name
-    width = ""
     try:
         viewbox = SVG_VIEWBOX.search((html_dir / name).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError):
         viewbox = None
-    if viewbox:
-        width = f' width="{round(float(viewbox.group(1)) * 4 / 3)}"'
+    width = f' width="{round(float(viewbox.group(1)) * 4 / 3)}"' if viewbox else ""
     return (f'<img class="course-diagram" src="{name}"{width} '
             f'alt="{html.escape(alt, quote=True)}"/>{match.group(2) or ""}')
 
@@ -72,9 +69,7 @@ def translate(line, pages_dir, linemap, source):
     match = MESSAGE.match(line)
     if not match:
         return line.replace(str(source) + "/", "")
-    path = Path(match.group("file"))
-    number = int(match.group("line"))
-    text = match.group("text")
+    path, number, text = Path(match.group("file")), int(match.group("line")), match.group("text")
     if path.parent == pages_dir and path.name in linemap:
         origins = linemap[path.name]
         if 1 <= number <= len(origins) and origins[number - 1]:
@@ -101,23 +96,16 @@ def main():
     source = args.source.resolve()
     pages_dir = (args.work / "pages").resolve()
     linemap = json.loads((args.work / "linemap.json").read_text(encoding="utf-8"))
-    if args.html.exists():
-        shutil.rmtree(args.html)
+    shutil.rmtree(args.html, ignore_errors=True)
 
     result = subprocess.run([args.doxygen, str(args.doxyfile)], cwd=args.work,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    warnings = 0
-    shown = set()
-    for line in result.stdout.splitlines():
-        if not line.strip():
-            continue
-        line = translate(line, pages_dir, linemap, source)
-        if line in shown:  # Doxygen repeats some warnings once per output it writes
-            continue
-        shown.add(line)
-        if re.search(r"\b(warning|error):", line):
-            warnings += 1
+    # Each line once: Doxygen repeats some warnings once per output it writes.
+    shown = dict.fromkeys(translate(line, pages_dir, linemap, source)
+                          for line in result.stdout.splitlines() if line.strip())
+    for line in shown:
         print(line, file=sys.stderr)
+    warnings = sum(1 for line in shown if re.search(r"\b(warning|error):", line))
     if result.returncode != 0 or warnings:
         print(f"docs: Doxygen reported {warnings} warning(s) (status {result.returncode}); "
               "warnings are errors in this course", file=sys.stderr)
@@ -129,8 +117,7 @@ def main():
             encoding="utf-8")
         return 1
     # Doxygen copies the images it shows; one that a page only links to is copied here.
-    images = args.work / "images"
-    for image in sorted(images.iterdir()) if images.is_dir() else []:
+    for image in sorted((args.work / "images").glob("*")):
         if image.is_file() and not (args.html / image.name).exists():
             shutil.copyfile(image, args.html / image.name)
     scalable_images(args.html)

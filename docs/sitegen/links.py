@@ -70,17 +70,16 @@ class Site:
             self.page_labels[page.relative_to(root).as_posix()] = page.stem
         self.page_labels["README.md"] = "index"
         # Every page's headings are labelled before any link is rewritten, so that a link finds
-        # the label of a heading on any page. The README's (the main page's) title has no label.
+        # the label of a heading on any page.
         self.documents = {}  # repository path of a Markdown page -> its lines, headings labelled
         for rel, label in self.page_labels.items():
-            readme = label == "index"
-            self.documents[rel] = self.label_headings(rel, read_lines(root, rel),
-                                                      "readme" if readme else label,
-                                                      None if readme else label)
+            self.documents[rel] = self.label_headings(rel, read_lines(root, rel), label)
 
-    def label_headings(self, rel, lines, prefix, title_label):
-        """Gives every heading of @p lines a label. The first level-1 heading is the page title:
-        it gets @p title_label (None: no label, as for the main page). Returns the new lines."""
+    def label_headings(self, rel, lines, page_label):
+        """Gives every heading of @p lines, the page @p page_label, a label; returns the new
+        lines. The first level-1 heading is the page title: it gets the page's label (the main
+        page's none; its other headings' labels start with readme-)."""
+        prefix = "readme" if page_label == "index" else page_label
         slugs = {}
         labels = {}
         seen_title = False
@@ -97,23 +96,18 @@ class Site:
             # Doxygen 1.9.4 shows a code span of a heading as raw <tt> tags in the table of
             # contents: headings lose their backticks.
             title = re.sub(r"(`+)(.+?)\1", r"\2", title)
-            if slug in slugs:
-                slugs[slug] += 1
+            slugs[slug] = slugs.get(slug, -1) + 1
+            if slugs[slug]:
                 slug = f"{slug}-{slugs[slug]}"
-            else:
-                slugs[slug] = 0
             if not seen_title and len(hashes) == 1:
                 seen_title = True
-                if title_label is None:
+                if page_label == "index":
                     result.append(f"# {title}")
                     continue
-                label = title_label
-                self.used_labels.add(label)
-            elif given:
-                label = given
-                self.used_labels.add(label)
+                label = page_label
             else:
-                label = label_from_slug(prefix, slug, self.used_labels)
+                label = given or label_from_slug(prefix, slug, self.used_labels)
+            self.used_labels.add(label)
             labels[slug] = label
             labels.setdefault(label, label)  # `#label` works as well as GitHub's `#slug`
             result.append(f"{hashes} {title} {{#{label}}}")

@@ -68,10 +68,11 @@ def chapter_nav(site, index):
 
 def chapter_pages(site, index):
     """The lesson of a chapter with its navigation, and the pages it leads to: its appendix and
-    hints, what changed since the previous chapter, and (full edition) the exercises solved."""
+    hints, what changed since the chapter before it on the site, and (full edition) the
+    exercises solved."""
     chapter = site.chapters[index]
     extras = [f"@subpage {label}" for _, label in chapter.companions]
-    if chapter.number > 1:
+    if index > 0:
         extras.append(f"@subpage {chapter.key}_changes")
     if site.edition == "full":
         extras.append(f"@subpage {chapter.key}_solution")
@@ -88,7 +89,7 @@ def chapter_pages(site, index):
         what = "hints" if label.endswith("_hints") else "appendix"
         pages.append(document_page(site, rel, label, ["", back, ""], ["", back],
                                    fallback=f"# Chapter {chapter.number}: {what} {{#{label}}}"))
-    if chapter.number > 1:
+    if index > 0:
         pages.append(changes_page(site, index))
     if site.edition == "full":
         pages.append(solution_page(site, chapter))
@@ -107,14 +108,7 @@ def diff_page(site, chapter, suffix, title, intro, diffs):
 
 
 def changes_page(site, index):
-    chapter = site.chapters[index]
-    if index == 0:
-        page = Page(f"{chapter.key}_changes.md")
-        page.add(f"# Chapter {chapter.number}: what changed since the previous chapter "
-                 f"{{#{chapter.key}_changes}}", "", chapter.back_nav(), "",
-                 "The previous chapter is not on this site, so there is nothing to compare with.")
-        return page
-    previous = site.chapters[index - 1]
+    chapter, previous = site.chapters[index], site.chapters[index - 1]
     which = "solution" if site.edition == "full" else "student's"
     diffs = []
     for label, old_rel, new_rel, name in (
