@@ -1,8 +1,8 @@
 // Planted bugs: --bug and --list-bugs on the command line, the registration a chapter makes, and
 // what the executable prints and returns for them before any GPU work.
 #include "catch.hpp"
+#include "cli_args.hpp"
 
-#include "course/cli.hpp"
 #include "course/driver.hpp"
 
 #include <iostream>
@@ -22,22 +22,12 @@ course::ChapterFlags bug_flags() {
 
 course::Options parse(std::vector<std::string> args,
                       const course::ChapterFlags& flags = bug_flags()) {
-  args.insert(args.begin(), "program");
-  std::vector<const char*> argv;
-  for (const auto& arg : args)
-    argv.push_back(arg.c_str());
-  return course::parse_options(static_cast<int>(argv.size()), argv.data(), flags);
+  return course::testing::parse_args(std::move(args), flags);
 }
 
-// The message of the UsageError that parsing @p args throws; "" when it parses.
 std::string refusal(std::vector<std::string> args,
                     const course::ChapterFlags& flags = bug_flags()) {
-  try {
-    parse(std::move(args), flags);
-  } catch (const course::UsageError& error) {
-    return error.what();
-  }
-  return "";
+  return course::testing::usage_refusal(std::move(args), flags);
 }
 
 void no_op_product(const float*, const float*, float*, int, int, int, cudaStream_t) {}

@@ -31,30 +31,46 @@ std::vector<float> float_matmul(const std::vector<float>& A, const std::vector<f
   return C;
 }
 
+// The product a tensor core computes: every input rounded to TF32, products and sums in FP32.
+std::vector<float> tf32_matmul(const std::vector<float>& A, const std::vector<float>& B, int m,
+                               int n, int k, int skip_p = -1) {
+  std::vector<float> rounded_a(A.size());
+  std::vector<float> rounded_b(B.size());
+  std::transform(A.begin(), A.end(), rounded_a.begin(), course::round_to_tf32);
+  std::transform(B.begin(), B.end(), rounded_b.begin(), course::round_to_tf32);
+  return float_matmul(rounded_a, rounded_b, m, n, k, skip_p);
+}
+
+// The check under @p rule of an m x m x k product of random inputs (seeded by @p seed and k),
+// computed as an FP32 kernel (or, with @p tf32, a tensor core) would, term @p skip_p left out
+// where it is not -1.
+course::CheckResult check_product(int m, int k, int seed, bool tf32, course::Arithmetic rule,
+                                  int skip_p = -1) {
+  const auto A = course::random_uniform(m * k, seed + k);
+  const auto B = course::random_uniform(k * m, seed + 1 + k);
+  const auto C = tf32 ? tf32_matmul(A, B, m, m, k, skip_p) : float_matmul(A, B, m, m, k, skip_p);
+  return course::check_matmul(A, B, C, m, m, k, 1, rule);
+}
+
+constexpr auto kFp32 = course::Arithmetic::fp32;
+constexpr auto kTf32 = course::Arithmetic::tf32;
+
 }  // namespace
 
 TEST_CASE("an FP32 product summed in order passes the matmul tolerance", "[check]") {
   for (int k : {1, 17, 1000, 4096}) {
-    const int m = 8, n = 8;
-    const auto A = course::random_uniform(m * k, 11 + k);
-    const auto B = course::random_uniform(k * n, 12 + k);
-    const auto C = float_matmul(A, B, m, n, k);
-    const auto result = course::check_matmul(A, B, C, m, n, k, 1);
-    INFO(result.summary(n));
+    const auto result = check_product(8, k, 11, false, kFp32);
+    INFO(result.summary(8));
     CHECK(result.passed);
     CHECK_FALSE(result.sampled);
-    CHECK(result.compared == static_cast<std::size_t>(m * n));
+    CHECK(result.compared == 64u);
   }
 }
 
 TEST_CASE("a product missing one term fails the matmul tolerance", "[check]") {
   for (int k : {2, 64, 1000, 4096}) {
-    const int m = 8, n = 8;
-    const auto A = course::random_uniform(m * k, 21 + k);
-    const auto B = course::random_uniform(k * n, 22 + k);
-    const auto C = float_matmul(A, B, m, n, k, k / 2);
-    const auto result = course::check_matmul(A, B, C, m, n, k, 1);
-    INFO(result.summary(n));
+    const auto result = check_product(8, k, 21, false, kFp32, k / 2);
+    INFO(result.summary(8));
     CHECK_FALSE(result.passed);
     CHECK(result.mismatches > 0);
   }
@@ -179,20 +195,6 @@ TEST_CASE("minplus check is exact and convolution checks use the mask area", "[c
   CHECK_FALSE(course::check_conv1d(a, 20, b, 30, yf, 1).passed);
 }
 
-namespace {
-
-// The product a tensor core computes: every input rounded to TF32, products and sums in FP32.
-std::vector<float> tf32_matmul(const std::vector<float>& A, const std::vector<float>& B, int m,
-                               int n, int k, int skip_p = -1) {
-  std::vector<float> rounded_a(A.size());
-  std::vector<float> rounded_b(B.size());
-  std::transform(A.begin(), A.end(), rounded_a.begin(), course::round_to_tf32);
-  std::transform(B.begin(), B.end(), rounded_b.begin(), course::round_to_tf32);
-  return float_matmul(rounded_a, rounded_b, m, n, k, skip_p);
-}
-
-}  // namespace
-
 TEST_CASE("rounding to TF32 keeps 10 mantissa bits, to nearest, ties away from zero", "[check]") {
   const float one = 1.0f;
   CHECK(course::round_to_tf32(one) == one);
@@ -218,28 +220,18 @@ TEST_CASE("rounding to TF32 keeps 10 mantissa bits, to nearest, ties away from z
 
 TEST_CASE("a TF32 product passes the TF32 tolerance but not the FP32 one", "[check]") {
   for (int k : {1, 33, 1000, 4096}) {
-    const int m = 16, n = 16;
-    const auto A = course::random_uniform(m * k, 41 + k);
-    const auto B = course::random_uniform(k * n, 42 + k);
-    const auto C = tf32_matmul(A, B, m, n, k);
-    const auto tf32 = course::check_matmul(A, B, C, m, n, k, 1, course::Arithmetic::tf32);
-    INFO("k " << k << ": " << tf32.summary(n));
+    const auto tf32 = check_product(16, k, 41, true, kTf32);
+    INFO("k " << k << ": " << tf32.summary(16));
     CHECK(tf32.passed);
-    if (k >= 33) {  // with a few terms the FP32 rule's margin may still cover the rounding
-      const auto fp32 = course::check_matmul(A, B, C, m, n, k, 1, course::Arithmetic::fp32);
-      CHECK_FALSE(fp32.passed);
-    }
+    if (k >= 33)  // with a few terms the FP32 rule's margin may still cover the rounding
+      CHECK_FALSE(check_product(16, k, 41, true, kFp32).passed);
   }
 }
 
 TEST_CASE("a TF32 product missing one term fails the TF32 tolerance", "[check]") {
   for (int k : {2, 64, 1000, 4096}) {
-    const int m = 16, n = 16;
-    const auto A = course::random_uniform(m * k, 51 + k);
-    const auto B = course::random_uniform(k * n, 52 + k);
-    const auto C = tf32_matmul(A, B, m, n, k, k / 2);
-    const auto result = course::check_matmul(A, B, C, m, n, k, 1, course::Arithmetic::tf32);
-    INFO("k " << k << ": " << result.summary(n));
+    const auto result = check_product(16, k, 51, true, kTf32, k / 2);
+    INFO("k " << k << ": " << result.summary(16));
     CHECK_FALSE(result.passed);
   }
 }

@@ -2,8 +2,8 @@
 // line accepts: every size, mask, tile and block that the parser refuses is absent from the
 // description, and every one it accepts is there.
 #include "catch.hpp"
+#include "cli_args.hpp"
 
-#include "course/cli.hpp"
 #include "course/describe.hpp"
 
 #include <regex>
@@ -23,16 +23,7 @@ course::ProblemSet products_and_conv2d() {
 }
 
 bool accepted(std::vector<std::string> args, const course::ChapterFlags& flags) {
-  args.insert(args.begin(), "program");
-  std::vector<const char*> argv;
-  for (const auto& arg : args)
-    argv.push_back(arg.c_str());
-  try {
-    course::parse_options(static_cast<int>(argv.size()), argv.data(), flags);
-    return true;
-  } catch (const course::UsageError&) {
-    return false;
-  }
+  return course::testing::usage_refusal(std::move(args), flags).empty();
 }
 
 bool mentions(const std::string& text, const std::string& what) {
