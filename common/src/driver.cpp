@@ -147,6 +147,12 @@ LaunchOptions chosen_launch(const Options& options, const ChapterFlags& flags) {
   return chosen;
 }
 
+ProblemSet launchers_at_defaults(const Chapter& chapter, const std::string& variant) {
+  Options options;
+  options.launch.variant = variant;
+  return chapter.launchers(chosen_launch(options, chapter.flags));
+}
+
 Workload requested_workload(Problem problem, const Options& options) {
   switch (problem) {
     case Problem::matmul:
@@ -444,6 +450,11 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
     return kExitError;
   }
   return status;
+}
+
+int run_chapter(Chapter chapter, const Chapter& previous, int argc, char** argv) {
+  chapter.previous = launchers_at_defaults(previous, previous.best_variant);
+  return run_chapter(chapter, argc, argv);
 }
 
 }  // namespace course

@@ -1,5 +1,23 @@
 /// @file driver.hpp
-/// @brief The shared driver: every chapter's main() describes its chapter and calls run_chapter().
+/// @brief The shared driver: a chapter describes itself once (course::Chapter), and both its
+/// executable and the performance ladder run that description.
+///
+/// A chapter describes itself once: its launch.cuh ends with `inline course::Chapter describe()`
+/// in namespace chNN (after including its bug_hunt.cuh), which fills in
+///  - its number and title (make_chapter());
+///  - Chapter::launchers: its launchers as a function of the launch choices (`--tile`, `--block`,
+///    `--mapping`, `--variant`); a launcher takes its choice as a trailing parameter, bound with
+///    with_choice(), and a chapter built in steps picks the step with chosen_step();
+///  - Chapter::flags: the choices offered and the sizes compiled in; Chapter::exercises (its
+///    kExercises); Chapter::missing_reasons; Chapter::bugs (at least one planted bug);
+///  - Chapter::best_variant, when a variant other than the default shows the chapter at its best.
+///
+/// Its main.cu includes `<kernels.cuh>` and launch.cuh, then the previous chapter's
+/// solutions/MM_slug/kernels.cuh and chapters/MM_slug/launch.cuh, and is one call:
+/// `return course::run_chapter(chNN::describe(), chMM::describe(), argc, argv);`. The performance
+/// ladder compiles scripts/ladder/chapter.cu once for each chapter that course_add_chapter() adds,
+/// against its solution kernels, and runs the same describe()'s launchers at their defaults and at
+/// the best variant: exactly what `chNN_slug_solution` and `chNN_slug_solution --variant BEST` run.
 ///
 /// For each problem the driver draws seeded random inputs, refuses sizes the device cannot hold,
 /// poisons the output, runs the kernel once with synchronous launch checks, times warm-up plus
@@ -14,6 +32,7 @@
 #include "course/problems.hpp"
 #include "course/report.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -48,13 +67,18 @@ struct Chapter {
   std::function<ProblemSet(const LaunchOptions& choices)> launchers;
   ChapterFlags flags;               ///< flags beyond the common ones
   std::vector<Exercise> exercises;  ///< the chapter's exercises, for hints after a FAIL
-  /// The previous chapter's solution launchers at their defaults (may be empty).
+  /// The previous chapter's solution launchers at their defaults and best variant (may be empty);
+  /// run_chapter() with the previous chapter's description fills them in.
   ProblemSet previous;
   /// Why the chapter has no kernel for a problem, in kAllProblems order, told when one is asked
   /// for (empty: no reason given).
   std::string missing_reasons[4];
   /// The chapter's planted bugs (`--bug NAME`, `--list-bugs`); every chapter has at least one.
   std::vector<PlantedBug> bugs;
+  /// The variant (one of flags.variants) that shows the chapter at its best, when that is not the
+  /// default (chapter 3: "dispatch"); empty otherwise. The ladder runs it beside the default, and
+  /// the next chapter compares itself with it.
+  std::string best_variant;
 };
 
 /// Whether @p tool names a way to catch a planted bug: check, memcheck, racecheck, synccheck,
@@ -101,6 +125,30 @@ inline Chapter make_chapter(int number, const char* title) {
 /// The launch choices of @p options with the chapter's defaults filled in: a tile or block width
 /// left at 0, or a variant left empty, becomes the first that @p flags offers.
 LaunchOptions chosen_launch(const Options& options, const ChapterFlags& flags);
+
+/// @p chapter's launchers as its executable runs them when the command line makes no launch choice
+/// but `--variant @p variant` (empty: not even that).
+ProblemSet launchers_at_defaults(const Chapter& chapter, const std::string& variant = "");
+
+/// For Chapter::launchers of a chapter built in steps: the step of @p steps (the chapter's kSteps,
+/// entries with a `step` and its `name`, the default first) that @p variant names, or the default.
+template <typename StepName, std::size_t Count>
+auto chosen_step(const StepName (&steps)[Count], const std::string& variant) {
+  for (const StepName& named : steps) {
+    if (variant == named.name)
+      return named.step;
+  }
+  return steps[0].step;
+}
+
+/// The names of @p steps (as for chosen_step()), for ChapterFlags::variants.
+template <typename StepName, std::size_t Count>
+std::vector<std::string> step_names(const StepName (&steps)[Count]) {
+  std::vector<std::string> names;
+  for (const StepName& named : steps)
+    names.push_back(named.name);
+  return names;
+}
 
 /// The workload of @p problem at the sizes in @p options.
 Workload requested_workload(Problem problem, const Options& options);
@@ -155,5 +203,10 @@ std::string describe_variant(Problem problem, const LaunchOptions& chosen,
 /// The whole executable: parses the command line, runs every requested problem, reports, and
 /// returns the exit status (course::ExitStatus).
 int run_chapter(const Chapter& chapter, int argc, char** argv);
+
+/// The whole executable of @p chapter, timed against @p previous, the previous chapter's
+/// description built with its solution kernels: @p chapter's Chapter::previous becomes the
+/// launchers of @p previous at its defaults and its best variant (nothing else of it is used).
+int run_chapter(Chapter chapter, const Chapter& previous, int argc, char** argv);
 
 }  // namespace course
