@@ -1,5 +1,6 @@
 /// @file
-/// @brief Chapter 1, host side: the launchers of the naive kernels and the exercise table.
+/// @brief Chapter 1, host side: the launchers of the naive kernels, the exercise table and the
+/// chapter's description (describe()), which its executable and the ladder run.
 ///
 /// One file for both editions: include a chapter-1 kernels.cuh (yours or the solution's) first,
 /// then this file. Each launcher checks its arguments, covers the output with a grid computed by
@@ -8,6 +9,10 @@
 
 #include <cuda_runtime.h>
 
+#include <iterator>
+
+#include "bug_hunt.cuh"
+#include "course/driver.hpp"
 #include "course/exercise.hpp"
 #include "course/launch.cuh"
 
@@ -86,6 +91,28 @@ inline void conv1d(const float* a, int n, const float* b, int m, float* y, cudaS
   const dim3 grid = course::grid_1d(static_cast<long long>(n) + m - 1, kBlock1d);
   conv1d_kernel<<<grid, block, 0, stream>>>(a, n, b, m, y);
   COURSE_CHECK_LAUNCH(conv1d_kernel, grid, block, 0, stream);
+}
+
+/// Chapter 1 as its executable and the ladder run it: every problem, the products with the thread
+/// mapping that `--mapping` chooses, and the planted bug of bug_hunt.cuh.
+inline course::Chapter describe() {
+  course::Chapter chapter = course::make_chapter(1, "global memory");
+  chapter.launchers = [](const course::LaunchOptions& chosen) {
+    return course::ProblemSet{course::with_choice(matmul, chosen.mapping),
+                              course::with_choice(minplus, chosen.mapping), conv2d, conv1d};
+  };
+  chapter.flags.mapping = true;
+  chapter.exercises.assign(std::begin(kExercises), std::end(kExercises));
+  // The bug hunt: a defective product kernel behind the chapter's own launcher.
+  const course::ProductLauncher edge = [](const float* A, const float* B, float* C, int m, int n,
+                                          int k, cudaStream_t stream) {
+    launch_product(matmul_edge_kernel, A, B, C, m, n, k, stream, course::ThreadMapping::coalesced);
+  };
+  chapter.bugs = {{"edge",
+                   "memcheck",
+                   "a matmul kernel with one defect, which the check does not always see",
+                   {edge, {}, {}, {}}}};
+  return chapter;
 }
 
 }  // namespace ch01

@@ -1,7 +1,8 @@
 /// @file
 /// @brief Chapter 2, host side: the launchers, what they refuse, the compiled tile widths, mask
-/// sides and tap counts, and the exercise table. One file for both editions: include it after a
-/// kernels.cuh of chapter 2 (yours or the solution's).
+/// sides and tap counts, the exercise table, and the chapter's description (describe()), which its
+/// executable and the ladder run. One file for both editions: include it after a kernels.cuh of
+/// chapter 2 (yours or the solution's).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -13,7 +14,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "bug_hunt.cuh"
 #include "course/cli.hpp"
+#include "course/driver.hpp"
 #include "course/exercise.hpp"
 #include "course/launch.cuh"
 #include "course/semiring.cuh"
@@ -153,6 +156,36 @@ inline void conv1d(const float* a, int n, const float* b, int m, float* y, cudaS
   course::require(launched, "a " + std::to_string(m) + "-tap mask is not compiled in chapter 2 " +
                                 "(it has " + list_text(kTapCounts) +
                                 "); chapter 3 takes any tap count at run time");
+}
+
+/// Chapter 2 as its executable and the ladder run it: every problem, the products at the tile
+/// width that `--tile` chooses, the masks and tap counts compiled in, and the planted bug of
+/// bug_hunt.cuh.
+inline course::Chapter describe() {
+  course::Chapter chapter = course::make_chapter(2, "the static shared tile");
+  chapter.launchers = [](const course::LaunchOptions& chosen) {
+    return course::ProblemSet{course::with_choice(matmul, chosen.tile),
+                              course::with_choice(minplus, chosen.tile), conv2d, conv1d};
+  };
+  chapter.flags.tiles.assign(std::begin(kTiles), std::end(kTiles));
+  chapter.flags.mask_sides.assign(std::begin(kMaskSides), std::end(kMaskSides));
+  chapter.flags.tap_counts.assign(std::begin(kTapCounts), std::end(kTapCounts));
+  chapter.exercises.assign(std::begin(kExercises), std::end(kExercises));
+  // The bug hunt: a tiled product with a defect, at the default tile width.
+  const auto bug_product = [](auto kernel) {
+    return [kernel](const float* A, const float* B, float* C, int m, int n, int k,
+                    cudaStream_t stream) {
+      launch_tiles(kernel, kTiles[0], A, B, C, m, n, k, stream);
+    };
+  };
+  chapter.bugs = {{"barrier",
+                   "racecheck",
+                   "the tiled product's result can depend on how the warps are scheduled",
+                   {bug_product(bug::product_kernel<course::PlusTimes, kTiles[0]>),
+                    bug_product(bug::product_kernel<course::MinPlus, kTiles[0]>),
+                    {},
+                    {}}}};
+  return chapter;
 }
 
 }  // namespace ch02

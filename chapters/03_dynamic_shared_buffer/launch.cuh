@@ -1,6 +1,7 @@
 /// @file
 /// @brief Chapter 3, host side: the launchers, what they refuse, the 48 KB opt-in, the launch
-/// choices, and the exercise table.
+/// choices, the exercise table, and the chapter's description (describe()), which its executable
+/// and the ladder run.
 ///
 /// One file for both editions: include a chapter-3 kernels.cuh (yours or the solution's) first,
 /// then this file. Each launcher checks the sizes, computes the bytes of the kernel's buffer with
@@ -13,9 +14,12 @@
 
 #include <climits>
 #include <cstddef>
+#include <iterator>
 #include <string>
 
+#include "bug_hunt.cuh"
 #include "course/cuda_check.hpp"
+#include "course/driver.hpp"
 #include "course/exercise.hpp"
 #include "course/launch.cuh"
 #include "course/problems.hpp"
@@ -262,5 +266,41 @@ inline void conv2d(const float* img, int h, int w, const float* mask, int mk, in
 }
 
 }  // namespace dispatch
+
+/// Chapter 3 as its executable and the ladder run it: every problem at the tile and block widths
+/// that `--tile` and `--block` choose, through the kernels of the lesson's main part or, with
+/// `--variant dispatch`, through namespace dispatch (the chapter at its best); and the planted bug
+/// of bug_hunt.cuh.
+inline course::Chapter describe() {
+  course::Chapter chapter = course::make_chapter(3, "the dynamic shared buffer");
+  // conv1d has one kernel for both variants.
+  chapter.flags.variants = {"plain", "dispatch"};
+  chapter.best_variant = "dispatch";
+  chapter.launchers = [](const course::LaunchOptions& chosen) {
+    if (chosen.variant == "dispatch") {
+      return course::ProblemSet{course::with_choice(dispatch::matmul, chosen.tile),
+                                course::with_choice(dispatch::minplus, chosen.tile),
+                                course::with_choice(dispatch::conv2d, chosen.block), conv1d};
+    }
+    return course::ProblemSet{course::with_choice(matmul, chosen.tile),
+                              course::with_choice(minplus, chosen.tile),
+                              course::with_choice(conv2d, chosen.block), conv1d};
+  };
+  chapter.flags.tiles.assign(std::begin(kTiles), std::end(kTiles));
+  chapter.flags.blocks.assign(std::begin(kBlocks), std::end(kBlocks));
+  chapter.flags.max_taps = kMaxTaps;
+  chapter.flags.signal_demo = true;
+  chapter.exercises.assign(std::begin(kExercises), std::end(kExercises));
+  // The bug hunt: a conv1d kernel with a defect, through the chapter's launcher.
+  const course::Conv1dLauncher defective_conv1d = [](const float* a, int n, const float* b, int m,
+                                                     float* y, cudaStream_t stream) {
+    launch_conv1d(bug::conv1d_kernel, a, n, b, m, y, stream);
+  };
+  chapter.bugs = {{"conv1d-buffer",
+                   "racecheck",
+                   "conv1d computes wrong outputs",
+                   {{}, {}, {}, defective_conv1d}}};
+  return chapter;
+}
 
 }  // namespace ch03

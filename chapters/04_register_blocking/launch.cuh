@@ -1,16 +1,20 @@
 /// @file launch.cuh
 /// @brief Chapter 4, host side: the launchers of the register-blocked kernels, their validation,
-/// the product's steps (`--variant`) and the exercise table. Include it after a chapter-4
-/// kernels.cuh (yours or the solution's): it uses that file's kernels and constants.
+/// the product's steps (`--variant`), the exercise table, and the chapter's description
+/// (describe()), which its executable and the ladder run. Include it after a chapter-4 kernels.cuh
+/// (yours or the solution's): it uses that file's kernels and constants.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <climits>
 #include <cstddef>
+#include <iterator>
 #include <string>
 
+#include "bug_hunt.cuh"
 #include "course/cuda_check.hpp"
+#include "course/driver.hpp"
 #include "course/exercise.hpp"
 #include "course/launch.cuh"
 #include "course/prepass.cuh"
@@ -255,6 +259,36 @@ inline void conv1d(const float* a, int n, const float* b, int m, float* y, cudaS
   const dim3 grid = course::grid_1d(length, kConv1dRun);
   conv1d_kernel<<<grid, block, bytes, s>>>(a, n, b, m, y);
   COURSE_CHECK_LAUNCH(conv1d_kernel, grid, block, bytes, s);
+}
+
+/// Chapter 4 as its executable and the ladder run it: every problem, the products through the
+/// step that `--variant` names (the solution by default), and the planted bug of bug_hunt.cuh.
+inline course::Chapter describe() {
+  course::Chapter chapter = course::make_chapter(4, "register blocking");
+  chapter.launchers = [](const course::LaunchOptions& chosen) {
+    const Step step = course::chosen_step(kSteps, chosen.variant);
+    return course::ProblemSet{course::with_choice(matmul, step), course::with_choice(minplus, step),
+                              conv2d, conv1d};
+  };
+  chapter.flags.variants = course::step_names(kSteps);
+  chapter.flags.max_taps = kMaxTaps;
+  chapter.exercises.assign(std::begin(kExercises), std::end(kExercises));
+  // The bug hunt: step 2 with each thread's float4s side by side.
+  course::ProblemSet side_by_side;
+  side_by_side.matmul = [](const float* A, const float* B, float* C, int m, int n, int k,
+                           cudaStream_t s) {
+    using Semiring = course::PlusTimes;
+    launch_padded<Semiring>(float4_product_kernel<Semiring, bug::SideBySide>, A, B, C, m, n, k, s);
+  };
+  side_by_side.minplus = [](const float* A, const float* B, float* C, int m, int n, int k,
+                            cudaStream_t s) {
+    using Semiring = course::MinPlus;
+    launch_padded<Semiring>(float4_product_kernel<Semiring, bug::SideBySide>, A, B, C, m, n, k, s);
+  };
+  chapter.bugs = {{"side-by-side", "ncu:l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+                   "step 2 with another layout of each thread's results: right, but slower",
+                   side_by_side}};
+  return chapter;
 }
 
 }  // namespace ch04

@@ -1,5 +1,6 @@
 /// @file launch.cuh
-/// @brief Chapter 5, host side: the exercise table, the steps and the product's launchers.
+/// @brief Chapter 5, host side: the exercise table, the steps, the product's launchers, and the
+/// chapter's description (describe()), which its executable and the ladder run.
 ///
 /// Included after a chapter-5 kernels.cuh (yours or the solution's), which defines the kernels
 /// these launchers start; it includes no kernels file itself, so a later chapter can run chapter
@@ -9,7 +10,10 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <iterator>
 
+#include "bug_hunt.cuh"
+#include "course/driver.hpp"
 #include "course/exercise.hpp"
 #include "course/launch.cuh"
 #include "course/prepass.cuh"
@@ -105,6 +109,39 @@ inline void matmul(const float* A, const float* B, float* C, int m, int n, int k
 inline void minplus(const float* A, const float* B, float* C, int m, int n, int k, cudaStream_t s,
                     Step step = kSteps[0].step) {
   launch_product<course::MinPlus>(step_kernel<course::MinPlus>(step), A, B, C, m, n, k, s);
+}
+
+/// Chapter 5 as its executable and the ladder run it: the products through the step that
+/// `--variant` names (the solution by default), why the convolutions stay in chapter 4, and the
+/// planted bug of bug_hunt.cuh.
+inline course::Chapter describe() {
+  course::Chapter chapter = course::make_chapter(5, "warp tiles and a cp.async pipeline");
+  chapter.launchers = [](const course::LaunchOptions& chosen) {
+    const Step step = course::chosen_step(kSteps, chosen.variant);
+    return course::ProblemSet{
+        course::with_choice(matmul, step), course::with_choice(minplus, step), {}, {}};
+  };
+  chapter.flags.variants = course::step_names(kSteps);
+  chapter.missing_reasons[static_cast<int>(course::Problem::conv2d)] =
+      "a block loads its tile once and has no loop along k to pipeline (chapter 4 runs it)";
+  chapter.missing_reasons[static_cast<int>(course::Problem::conv1d)] =
+      "a block loads its segment once and has no loop to pipeline (chapter 4 runs it)";
+  chapter.exercises.assign(std::begin(kExercises), std::end(kExercises));
+  // The bug hunt: step 2 with a defect, through the same pre-pass and launch.
+  chapter.bugs = {{"stage-reuse",
+                   "racecheck",
+                   "the pipeline's copies may land in a stage that some warp still reads",
+                   {[](auto... arguments) {
+                      launch_product<course::PlusTimes>(bug::stage_reuse_kernel<course::PlusTimes>,
+                                                        arguments...);
+                    },
+                    [](auto... arguments) {
+                      launch_product<course::MinPlus>(bug::stage_reuse_kernel<course::MinPlus>,
+                                                      arguments...);
+                    },
+                    {},
+                    {}}}};
+  return chapter;
 }
 
 }  // namespace ch05

@@ -1,5 +1,6 @@
 /// @file launch.cuh
-/// @brief Chapter 6, host side: the exercise table, the launch checks and the product's launcher.
+/// @brief Chapter 6, host side: the exercise table, the launch checks, the product's launcher, and
+/// the chapter's description (describe()), which its executable and the ladder run.
 ///
 /// Included after a chapter-6 kernels.cuh (yours or the solution's), which defines the kernels
 /// these launchers start; it includes no kernels file itself, so a later chapter can run chapter
@@ -9,9 +10,12 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <iterator>
 #include <string>
 
+#include "bug_hunt.cuh"
 #include "course/cuda_check.hpp"
+#include "course/driver.hpp"
 #include "course/exercise.hpp"
 #include "course/launch.cuh"
 #include "course/prepass.cuh"
@@ -133,6 +137,34 @@ inline void matmul(const float* A, const float* B, float* C, int m, int n, int k
       launch_product<LdmatrixLoader, kStages>(A, B, C, m, n, k, s);
       break;
   }
+}
+
+/// Chapter 6 as its executable and the ladder run it: matmul through the step that `--variant`
+/// names (the solution by default), checked with the TF32 tolerance; why the other problems stay
+/// in earlier chapters; and the planted bug of bug_hunt.cuh.
+inline course::Chapter describe() {
+  course::Chapter chapter = course::make_chapter(6, "tensor cores");
+  chapter.launchers = [](const course::LaunchOptions& chosen) {
+    course::ProblemSet set;
+    set.matmul = course::with_choice(matmul, course::chosen_step(kSteps, chosen.variant));
+    set.arithmetic = matmul_arithmetic();
+    return set;
+  };
+  chapter.flags.variants = course::step_names(kSteps);
+  chapter.missing_reasons[static_cast<int>(course::Problem::minplus)] =
+      "tensor cores only multiply and add; min-plus has no tensor-core instruction (chapter 5 "
+      "runs it)";
+  chapter.missing_reasons[static_cast<int>(course::Problem::conv2d)] =
+      "these tiles do not help a convolution (chapter 4 runs it)";
+  chapter.missing_reasons[static_cast<int>(course::Problem::conv1d)] =
+      "these tiles do not help a convolution (chapter 4 runs it)";
+  chapter.exercises.assign(std::begin(kExercises), std::end(kExercises));
+  // The bug hunt: step 1 with the loader of bug_hunt.cuh.
+  course::ProblemSet misread;
+  misread.matmul = launch_product<MisreadLoader, 2>;
+  misread.arithmetic = matmul_arithmetic();
+  chapter.bugs = {{"fragment", "check", "step 1 with a fragment loader of its own", misread}};
+  return chapter;
 }
 
 }  // namespace ch06
