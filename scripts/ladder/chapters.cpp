@@ -7,25 +7,32 @@ namespace {
 
 // A function's static, so that it exists before the first chapter adds itself, whatever the order
 // in which the program's static objects are initialized.
-std::vector<ChapterSolutions>& added_chapters() {
-  static std::vector<ChapterSolutions> chapters;
+std::vector<course::Chapter>& added_chapters() {
+  static std::vector<course::Chapter> chapters;
   return chapters;
 }
 
 }  // namespace
 
-bool add_chapter(const ChapterSolutions& chapter) {
+bool add_chapter(const course::Chapter& chapter) {
   added_chapters().push_back(chapter);
   return true;
 }
 
 std::vector<ChapterSolutions> available_chapters() {
-  std::vector<ChapterSolutions> chapters = added_chapters();
+  std::vector<course::Chapter> chapters = added_chapters();
   std::sort(chapters.begin(), chapters.end(),
-            [](const ChapterSolutions& a, const ChapterSolutions& b) {
-              return a.number != b.number ? a.number < b.number : a.variant < b.variant;
-            });
-  return chapters;
+            [](const course::Chapter& a, const course::Chapter& b) { return a.number < b.number; });
+  std::vector<ChapterSolutions> solutions;
+  for (const course::Chapter& chapter : chapters) {
+    solutions.push_back({chapter.number, course::launchers_at_defaults(chapter), ""});
+    if (!chapter.best_variant.empty()) {
+      solutions.push_back({chapter.number,
+                           course::launchers_at_defaults(chapter, chapter.best_variant),
+                           chapter.best_variant});
+    }
+  }
+  return solutions;
 }
 
 }  // namespace ladder

@@ -1,30 +1,31 @@
 /// @file chapters.hpp
-/// @brief The chapters' solution kernels that this ladder was built with.
+/// @brief What the ladder runs of each chapter it was built with: the launchers of the chapter's
+/// own description (chNN::describe(), course::Chapter), with its solution kernels.
 #pragma once
 
-#include "course/problems.hpp"
+#include "course/driver.hpp"
 
 #include <string>
 #include <vector>
 
 namespace ladder {
 
-/// One chapter's solution launchers, or those of one of its variants.
+/// One chapter's solution launchers as the ladder runs them: at the chapter's defaults, or at its
+/// best variant.
 struct ChapterSolutions {
   int number = 0;               ///< chapter number
-  course::ProblemSet problems;  ///< the launchers at their default choices; empty where the
-                                ///< chapter does not carry a problem
-  /// Empty for the chapter's main kernels; the variant's name ("dispatch") for the launchers of
-  /// namespace chNN::<variant>, the chapter at its best.
+  course::ProblemSet problems;  ///< the launchers; empty where the chapter has no such problem
+  /// Empty at the chapter's defaults; its course::Chapter::best_variant ("dispatch") otherwise.
   std::string variant;
 };
 
-/// Adds @p chapter to available_chapters(). Each compiled copy of chapter_adapter.cu calls it
-/// once for the chapter and once for each variant it has, when the program starts; returns true.
-bool add_chapter(const ChapterSolutions& chapter);
+/// Adds @p chapter, a chapter's description built with its solution kernels, to
+/// available_chapters(). Each compiled copy of chapter.cu calls it once when the program starts;
+/// returns true.
+bool add_chapter(const course::Chapter& chapter);
 
-/// The chapters of the course (each with its solutions/NN_slug/kernels.cuh), in chapter order,
-/// each chapter's main kernels before its variants.
+/// Every chapter added, in chapter order, as its solution executable runs it: at its defaults
+/// (no launch flags), then at its best variant (`--variant NAME`) when it names one.
 std::vector<ChapterSolutions> available_chapters();
 
 }  // namespace ladder
