@@ -85,11 +85,6 @@ class PageParser(HTMLParser):
         if tag == "div" and (self._fragment or "fragment" in (attributes.get("class") or "")):
             self._fragment += 1
 
-    def handle_startendtag(self, tag, attrs):
-        self.handle_starttag(tag, attrs)
-        if tag in ("script", "style"):
-            self._skip -= 1
-
     def handle_endtag(self, tag):
         if tag in ("script", "style") and self._skip:
             self._skip -= 1

@@ -34,19 +34,15 @@ class Page:
         linemap[self.name] = self.origins
 
 
-def document_page(site, rel, label, head, foot, toc=True, fallback=None, expected=None):
-    """The page @p label made of the Markdown file @p rel: its title (@p fallback where it has
-    none; without a fallback a missing title is an error saying what was @p expected), the lines
-    @p head, a table of contents unless @p toc is False or the file places one, the rest of the
-    file and the lines @p foot."""
+def document_page(site, rel, label, head, foot, expected, toc=True):
+    """The page @p label made of the Markdown file @p rel: its title (a file without one is an
+    error saying what was @p expected), the lines @p head, a table of contents unless @p toc is
+    False or the file places one, the rest of the file and the lines @p foot."""
     lines = site.documents[rel]
     index = title_index(lines)
-    page = Page(f"{label}.md")
     if index is None:
-        if fallback is None:
-            raise SiteError(f"{rel}:1: {expected}")
-        page.add(fallback)
-        index = -1
+        raise SiteError(f"{rel}:1: {expected}")
+    page = Page(f"{label}.md")
     body = site.transform(rel, lines)
     page.add_from(rel, body[:index + 1])
     page.add(*head)
@@ -82,13 +78,11 @@ def chapter_pages(site, index):
     pages = [document_page(
         site, chapter.lesson, chapter.key,
         ["", nav, '<div class="course-extras">' + " &middot; ".join(extras) + "</div>", ""],
-        ["", nav], expected=f"a lesson starts with '# Chapter {chapter.number}: title "
-                            f"{{#{chapter.key}}}'")]
+        ["", nav], f"a lesson starts with '# Chapter {chapter.number}: title'")]
     back = chapter.back_nav()
     for rel, label in chapter.companions:
-        what = "hints" if label.endswith("_hints") else "appendix"
         pages.append(document_page(site, rel, label, ["", back, ""], ["", back],
-                                   fallback=f"# Chapter {chapter.number}: {what} {{#{label}}}"))
+                                   f"a page starts with '# Chapter {chapter.number}: title'"))
     if index > 0:
         pages.append(changes_page(site, index))
     if site.edition == "full":
@@ -189,8 +183,7 @@ def api_page(site):
 def docs_pages(site):
     """The hand-written pages of docs/pages, in name order."""
     return [document_page(site, path.relative_to(site.root).as_posix(), path.stem,
-                          ["", HOME_NAV], [], toc=False,
-                          expected=f"a page starts with '# Title {{#{path.stem}}}'")
+                          ["", HOME_NAV], [], "a page starts with '# Title'", toc=False)
             for path in sorted((site.root / "docs/pages").glob("*.md"))]
 
 
