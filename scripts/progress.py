@@ -1,25 +1,13 @@
 #!/usr/bin/env python3
-"""Where a student stands: every exercise of every chapter, done, not done, or failing with the
-first check that fails. scripts/progress.sh builds the student editions and runs this.
-
-The chapters are those of the build folder (its course_chapters.tsv, written by CMake for every
-chapter it adds); the exercises are those each student executable lists (`--exercises`). For each
-chapter it runs the real checks on your kernels:
-  - the chapter's executable, once per problem, at small awkward sizes: PASS or FAIL with the
-    number of wrong elements;
-  - the chapter's tests (COURSE_CHECK=chNN ctest -L chNN), at every size they cover.
-An exercise is done when every check of the problems it computes passes; not done when the
-executable finds every checked element of its problem wrong (nothing right yet: the state in which
-the exercise is shipped); failing otherwise, with the first check that failed. Exercises that
-compute the same problem share its checks, so they share a status.
-
-Without a CUDA device nothing can be checked: it says so and lists the exercises.
-
-    scripts/progress.py --build-dir build [ch01 ch03 ...]
-
-Exit status: 0 every exercise done, 1 some are not done or failing, 2 bad command line, 3 no CUDA
-device (the exercises are listed), 4 the build folder or an executable is not usable.
-Standard library only.
+"""Where a student stands (scripts/progress.sh builds the student editions, runs this and
+documents the exit status). The chapters are those of the build folder's course_chapters.tsv; the
+exercises those each student executable lists (`--exercises`). Each chapter's real checks run on
+the student's kernels: its executable once per problem at small awkward sizes (PASS, or FAIL with
+the number of wrong elements), then its tests (COURSE_CHECK=chNN ctest -L chNN). An exercise is
+done when every check of the problems it computes passes; not done when the executable finds every
+checked element of its problem wrong (the state in which it is shipped); failing otherwise, with
+the first check that failed. Exercises that compute the same problem share its checks and status.
+Without a CUDA device it says so and lists the exercises. Standard library only.
 """
 
 import argparse
@@ -60,11 +48,8 @@ class TimedOut(ProgressError):
 
 class Exercise:
     def __init__(self, identifier, task):
-        self.id = identifier
-        self.task = task
-        self.problems = []
-        self.status = NOT_CHECKED
-        self.detail = ""
+        self.id, self.task, self.problems, self.status, self.detail = (identifier, task, [],
+                                                                        NOT_CHECKED, "")
 
 
 def run(command, timeout, env=None):
@@ -96,9 +81,9 @@ def read_exercises(chapter, required=True):
         if required:
             raise
         return
-    if status != 0 and not required:
-        return
     if status != 0:
+        if not required:
+            return
         raise ProgressError(f"{chapter.student} --exercises failed (exit {status}): "
                             f"{first_line(err) or first_line(out)}")
     by_id = {}
@@ -115,11 +100,11 @@ def read_exercises(chapter, required=True):
 
 
 class ProblemCheck:
-    """What the checks found for one problem of one chapter."""
+    """What the checks found for one problem of one chapter: whether the executable found every
+    checked element wrong, and the failed checks, first first."""
 
     def __init__(self):
-        self.all_wrong = False   # the executable found every checked element wrong
-        self.failures = []       # the failed checks, first first
+        self.all_wrong, self.failures = False, []
 
 
 def check_with_executable(chapter, problem):
@@ -212,6 +197,23 @@ def check_with_tests(chapter, build_dir, offered):
     return failures
 
 
+def check_chapter(chapter, build_dir):
+    """Runs the chapter's checks and judges its exercises; returns why nothing could be checked
+    (no CUDA device), or ""."""
+    offered = sorted(dict.fromkeys(p for e in chapter.exercises for p in e.problems),
+                     key=lambda p: PROBLEMS.index(p) if p in PROBLEMS else len(PROBLEMS))
+    checks = {}
+    for problem in offered:
+        result, reason = check_with_executable(chapter, problem)
+        if result is None:
+            return reason or "no CUDA device"
+        checks[problem] = result
+    for problem, failed in check_with_tests(chapter, build_dir, offered).items():
+        checks[problem].failures.extend(failed)
+    judge(chapter, checks)
+    return ""
+
+
 def judge(chapter, checks):
     for exercise in chapter.exercises:
         found = [checks[p] for p in exercise.problems if p in checks]
@@ -284,25 +286,8 @@ def main(argv=None):
 
         no_device = ""
         for chapter in chapters:
-            if chapter.not_built:
-                continue
-            offered = []
-            for exercise in chapter.exercises:
-                offered += [p for p in exercise.problems if p not in offered]
-            offered.sort(key=lambda p: PROBLEMS.index(p) if p in PROBLEMS else len(PROBLEMS))
-            checks = {}
-            for problem in offered:
-                result, reason = check_with_executable(chapter, problem)
-                if result is None:
-                    no_device = reason or "no CUDA device"
-                    break
-                checks[problem] = result
-            if no_device:
-                break
-            for problem, failed in check_with_tests(chapter, args.build_dir, offered).items():
-                checks[problem].failures.extend(failed)
-            judge(chapter, checks)
-
+            no_device = no_device or (not chapter.not_built
+                                      and check_chapter(chapter, args.build_dir))
         if no_device:
             print("No CUDA device here: checking your kernels needs an NVIDIA GPU "
                   f"(the executable says: {no_device}). Your exercises:")
