@@ -1,0 +1,181 @@
+/// @file launch.cuh
+/// @brief Chapter 7, host side: the exercise table, the tensor maps, the launch checks and the
+/// product's launcher.
+///
+/// Included after a chapter-7 kernels.cuh (yours or the solution's), which defines the kernels
+/// these launchers start; it includes no kernels file itself.
+#pragma once
+
+#include <cuda.h>
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "course/cuda_check.hpp"
+#include "course/exercise.hpp"
+#include "course/launch.cuh"
+#include "course/prepass.cuh"
+#include "course/problems.hpp"
+#include "course/semiring.cuh"
+
+namespace ch07 {
+
+/// The exercises of this chapter and the problems whose results depend on them.
+inline constexpr course::Exercise kExercises[] = {
+    {"7.1", "matmul", "the shared-memory descriptor of a swizzled K-major tile"},
+    {"7.2", "matmul", "the warpgroup's four wgmmas over a stage of 32 k-steps"},
+    {"7.3", "matmul", "the write-back of a warpgroup's accumulators into C"},
+    {"7.4", "matmul", "the barrier phase a consumer or the producer waits for"},
+};
+
+/// The steps in which the lesson builds the product kernel. matmul() takes one as its trailing
+/// parameter; `--variant` chooses it.
+enum class Step {
+  tma,          ///< step 1: TMA + wgmma, one stage, thread 0 copies
+  pipeline,     ///< step 2: four stages, thread 0 copies three batches ahead
+  specialized,  ///< step 3: a producer warpgroup and two consumer warpgroups
+  grouped,      ///< step 4: step 3 with the tiles handed out in groups of rows (the solution)
+};
+
+/// A step and its name on the command line.
+struct StepName {
+  Step step;         ///< the step
+  const char* name;  ///< its `--variant` name
+};
+
+/// The steps that `--variant` offers, the default first: the chapter's solution, then the lesson's
+/// steps back to the first.
+inline constexpr StepName kSteps[] = {{Step::grouped, "grouped"},
+                                      {Step::specialized, "specialized"},
+                                      {Step::pipeline, "pipeline"},
+                                      {Step::tma, "tma"}};
+
+/// How this chapter's matmul multiplies: TF32 inputs, FP32 sums. Its checks use the TF32
+/// tolerance of course/check.hpp.
+constexpr course::Arithmetic matmul_arithmetic() {
+  return course::Arithmetic::tf32;
+}
+
+/// Hopper's compute capability: TMA tensor copies and wgmma exist on 9.0 only (sm_90a code runs on
+/// no other GPU).
+inline constexpr int kComputeCapabilityMajor = 9;
+
+/// Refuses, with one line that says why, a GPU other than a Hopper, a build whose code for this
+/// GPU is not sm_90a (@p kernel's binary version), or a GPU that cannot give a block
+/// @p shared_bytes of shared memory.
+inline void require_hopper(const void* kernel, std::size_t shared_bytes) {
+  int device = 0;
+  int major = 0;
+  int minor = 0;
+  COURSE_CUDA_CHECK(cudaGetDevice(&device));
+  COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  course::require(major == kComputeCapabilityMajor,
+                  "matmul: TMA and wgmma need compute capability 9.0 (Hopper); this GPU has " +
+                      std::to_string(major) + "." + std::to_string(minor));
+  cudaFuncAttributes attributes{};
+  COURSE_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  course::require(attributes.binaryVersion == 10 * kComputeCapabilityMajor,
+                  "matmul: this build has no sm_90a code for compute capability 9.0; configure "
+                  "with CMAKE_CUDA_ARCHITECTURES including 90");
+  int optin_limit = 0;
+  COURSE_CUDA_CHECK(
+      cudaDeviceGetAttribute(&optin_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  course::require(shared_bytes <= static_cast<std::size_t>(optin_limit),
+                  "matmul: the kernel needs " + std::to_string(shared_bytes) +
+                      " bytes of shared memory per block, more than this device allows (" +
+                      std::to_string(optin_limit) + ")");
+}
+
+/// The driver's cuTensorMapEncodeTiled, found at run time through the runtime, so that the
+/// executables need no link to the driver library.
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+    void* function = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    COURSE_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000,
+                                                       cudaEnableDefault, &found));
+    course::require(found == cudaDriverEntryPointSuccess && function != nullptr,
+                    "matmul: the CUDA driver has no cuTensorMapEncodeTiled (TMA needs CUDA 12)");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(function);
+  }();
+  return encode;
+}
+
+/// The tensor map of a row-major @p rows x @p cols matrix at @p data whose rows are @p pitch
+/// floats apart, copied in boxes of @p box_rows rows of kBatch floats (128 bytes) with the
+/// 128-byte swizzle that the wgmma descriptors name. Reads past the matrix give zeros.
+inline CUtensorMap tile_map(const float* data, int rows, int cols, int pitch, int box_rows) {
+  CUtensorMap map{};
+  const cuuint64_t size[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t stride[1] = {static_cast<cuuint64_t>(pitch) * sizeof(float)};  // bytes
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kBatch), static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t step[2] = {1, 1};
+  const CUresult result = tensor_map_encoder()(
+      &map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(data), size, stride, box, step,
+      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  course::require(result == CUDA_SUCCESS, "matmul: cuTensorMapEncodeTiled failed with error " +
+                                              std::to_string(static_cast<int>(result)));
+  return map;
+}
+
+/// The product with product_kernel<Stages, Specialized, Grouped, Batch>: the pre-pass writes B^T (n
+/// x k) rounded to TF32, rows padded to a multiple of 4 floats (TMA's row pitch is a multiple of 16
+/// bytes); A is read as it is where its rows already are (else padded the same way). All launches
+/// go to @p s; the scratch is freed on it after the product.
+template <int Stages, bool Specialized, bool Grouped, class Batch = Multiply>
+void launch_product(const float* A, const float* B, float* C, int m, int n, int k, cudaStream_t s) {
+  course::require_positive(m, "m");
+  course::require_positive(n, "n");
+  course::require_positive(k, "k");
+  course::require(A != nullptr && B != nullptr && C != nullptr, "matrix pointers must not be null");
+  const auto kernel = product_kernel<Stages, Specialized, Grouped, Batch>;
+  const std::size_t shared_bytes = product_shared_bytes(Stages);
+  require_hopper(reinterpret_cast<const void*>(kernel), shared_bytes);
+  const int padded_k = course::round_up_checked(k, 4, "k");
+  const long long tiles = course::ceil_div(m, kTileRows) * course::ceil_div(n, kTileCols);
+  course::require(tiles <= 0x7fffffffLL, "matmul: too many 128 x 256 tiles for one grid");
+  const course::PadPlan a_plan = course::plan_pad(m, k, m, padded_k);
+  const course::PadPlan b_plan = course::plan_pad(k, n, padded_k, n, course::PadLayout::transposed);
+  const course::PaddedOperand ap = course::pad_operand<course::PlusTimes>(A, a_plan, s);
+  const course::PaddedOperand btp =
+      course::pad_operand<course::PlusTimes, RoundToTf32>(B, b_plan, s);
+  const CUtensorMap a_map = tile_map(ap.data(), m, padded_k, ap.pitch(), kTileRows);
+  const CUtensorMap bt_map = tile_map(btp.data(), n, padded_k, btp.pitch(), kTileCols);
+  COURSE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(shared_bytes)));
+  const dim3 grid(static_cast<unsigned>(tiles));
+  const dim3 block(product_threads(Specialized));
+  const int batches = (padded_k - 1) / kBatch + 1;
+  kernel<<<grid, block, shared_bytes, s>>>(a_map, bt_map, C, m, n, batches);
+  COURSE_CHECK_LAUNCH(kernel, grid, block, shared_bytes, s);
+}  // the scratch is freed here, in stream order: after the product
+
+/// C = A * B on Hopper's tensor cores: TF32 products, FP32 sums. Row-major: A is m x k, B is
+/// k x n, C is m x n. Any m, n, k >= 1.
+/// @param A device pointer, m x k. @param B device pointer, k x n. @param C device pointer, m x n.
+/// @param m rows of A and C. @param n columns of B and C. @param k columns of A, rows of B.
+/// @param s stream for all launches. @param step the lesson's step (default: the solution).
+inline void matmul(const float* A, const float* B, float* C, int m, int n, int k, cudaStream_t s,
+                   Step step = kSteps[0].step) {
+  switch (step) {
+    case Step::tma:
+      launch_product<1, false, false>(A, B, C, m, n, k, s);
+      break;
+    case Step::pipeline:
+      launch_product<kStages, false, false>(A, B, C, m, n, k, s);
+      break;
+    case Step::specialized:
+      launch_product<kStages, true, false>(A, B, C, m, n, k, s);
+      break;
+    case Step::grouped:
+      launch_product<kStages, true, true>(A, B, C, m, n, k, s);
+      break;
+  }
+}
+
+}  // namespace ch07
