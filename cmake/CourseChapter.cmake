@@ -1,4 +1,4 @@
-# course_add_chapter(NUMBER <NN> SLUG <slug> [SMOKE_ARGS <args...>])
+# course_add_chapter(NUMBER <NN> SLUG <slug> [SM90A] [SMOKE_ARGS <args...>])
 #
 # Adds one chapter in one call:
 #   chNN_<slug>             the chapter's main.cu built with the student's chapters/NN_<slug>/kernels.cuh
@@ -21,8 +21,16 @@
 set(COURSE_DEFAULT_SMOKE_ARGS -m 67 -n 45 -k 33 --height 37 --width 29 --mask 5x3
     --taps 7 --warmup 1 --reps 2)
 
+# course_hopper_architectures(<target>): the target's code for compute capability 9.0 becomes
+# sm_90a (Hopper's own instructions: wgmma, setmaxnreg); other architectures stay as they are.
+function(course_hopper_architectures target)
+  list(TRANSFORM CMAKE_CUDA_ARCHITECTURES REPLACE "^90(-real|-virtual)?$" "90a-real"
+       OUTPUT_VARIABLE archs)
+  set_property(TARGET ${target} PROPERTY CUDA_ARCHITECTURES ${archs})
+endfunction()
+
 function(course_add_chapter)
-  cmake_parse_arguments(CH "" "NUMBER;SLUG" "SMOKE_ARGS" ${ARGN})
+  cmake_parse_arguments(CH "SM90A" "NUMBER;SLUG" "SMOKE_ARGS" ${ARGN})
   if(NOT CH_SMOKE_ARGS)
     set(CH_SMOKE_ARGS ${COURSE_DEFAULT_SMOKE_ARGS})
   endif()
@@ -46,6 +54,9 @@ function(course_add_chapter)
 
     add_executable(${target} ${PROJECT_SOURCE_DIR}/chapters/${dir}/main.cu)
     course_use_kernels(${target} ${kernels_dir} ${edition})
+    if(CH_SM90A)
+      course_hopper_architectures(${target})
+    endif()
 
     # The executable itself, at a small size: it exits non-zero on FAIL.
     add_test(NAME ${target}.run
@@ -63,6 +74,9 @@ function(course_add_chapter)
     if(COURSE_BUILD_TESTS AND EXISTS ${PROJECT_SOURCE_DIR}/tests/gpu/${label}.cu)
       add_executable(${test_target} ${PROJECT_SOURCE_DIR}/tests/gpu/${label}.cu)
       course_use_kernels(${test_target} ${kernels_dir} ${edition})
+      if(CH_SM90A)
+        course_hopper_architectures(${test_target})
+      endif()
       target_link_libraries(${test_target} PRIVATE course_test_support course_catch2_main)
       target_compile_definitions(${test_target} PRIVATE COURSE_CHAPTER_LABEL="${label}")
       course_add_catch_tests(${test_target} LABELS ${labels})

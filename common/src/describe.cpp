@@ -50,7 +50,9 @@ ChapterSupport describe_support(int chapter, const ProblemSet& problems,
       text += "; thread mapping coalesced (default) or transposed";
     if (!flags.variants.empty())
       text += "; kernel variant " + choices(flags.variants);
-    if (problems.arithmetic == Arithmetic::tf32)
+    if (!flags.gpu_requirement.empty())
+      text += "; " + flags.gpu_requirement;
+    else if (problems.arithmetic == Arithmetic::tf32)
       text += "; TF32 tensor cores, compute capability 8.0 or newer";
     support.products = text;
   }

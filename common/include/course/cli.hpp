@@ -39,6 +39,9 @@ struct ChapterFlags {
   /// Names of the planted bugs `--bug` takes (course::Chapter::bugs fills it in); `--bug` is
   /// refused with the list (or with "plants no bugs") for any other name.
   std::vector<std::string> bugs;
+  /// The GPU the products need, in words, where that is more than TF32's compute capability 8.0
+  /// (chapter 7: a Hopper); empty: what the arithmetic needs.
+  std::string gpu_requirement;
 };
 
 /// The launch choices on the command line (`--tile`, `--block`, `--mapping`, `--variant`). A
