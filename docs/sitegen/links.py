@@ -5,6 +5,9 @@ header (common/, a chapter's launch.cuh and kernels.cuh) to its reference page, 
 of a Markdown file to that section, an image to a copy of it in the site; links to other repository
 files keep their text. A link to a file that does not exist is an error, reported with its line.
 Every heading gets a label unique across the site, so that GitHub's `#anchor` links keep working.
+Links and images are read in their inline form, `[text](path)` and `![caption](path)`: the pages
+use no other (a reference-style link or an HTML <img> is left as written, and Doxygen or
+check_site.py then reports the broken link it makes).
 """
 
 import re
@@ -12,9 +15,8 @@ import shutil
 from pathlib import Path
 
 from .chapters import CHAPTER_DIR, SiteError, read_lines
-from .markdown import (HEADING, HTML_ALT, HTML_IMAGE, IMAGE_THEN_PUNCTUATION, INLINE_LINK,
-                       REFERENCE_DEFINITION, doxygen_markdown, github_slug, in_code,
-                       join_wrapped_link, track_fence)
+from .markdown import (HEADING, IMAGE_THEN_PUNCTUATION, INLINE_LINK, doxygen_markdown,
+                       github_slug, in_code, join_wrapped_link, track_fence)
 
 IMAGE_SUFFIXES = {".png", ".svg", ".jpg", ".jpeg", ".gif"}
 EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.\-]*:|//)", re.IGNORECASE)
@@ -165,9 +167,8 @@ class Site:
         return ("text", None)
 
     def rewrite_links(self, rel, text, where):
-        """Rewrites the links of one line of Markdown (outside code spans)."""
+        """Rewrites the links and images of one line of Markdown (outside code spans)."""
         code = in_code(text)
-        missing = "No plot is committed yet: `{}`."
 
         def inline(match):
             if code(match.start()):
@@ -176,35 +177,11 @@ class Site:
             kind, value = self.resolve(rel, target, bool(bang), where)
             return {"url": match.group(0), "image": f"![{label}]({value})",
                     "image-link": f"[{label}]({value})", "ref": f"[{label}](@ref {value})",
-                    "missing-image": missing.format(value)}.get(kind, label)
+                    "missing-image": f"No plot is committed yet: `{value}`."}.get(kind, label)
 
-        text = INLINE_LINK.sub(inline, text)
         # Doxygen turns an image into a block of its own: punctuation left after it on the line
         # (a sentence's full stop) would stand alone, and a lone "." ends a list in Doxygen.
-        text = IMAGE_THEN_PUNCTUATION.sub(r"\1", text)
-
-        definition = REFERENCE_DEFINITION.match(text)
-        if definition and not code(0):
-            kind, value = self.resolve(rel, definition.group(2), False, where)
-            if kind == "ref":
-                text = f"{definition.group(1)}@ref {value}"
-            elif kind in ("image", "image-link"):
-                text = f"{definition.group(1)}{value}"
-            elif kind in ("text", "missing-image"):
-                text = ""
-
-        def raw_image(match):
-            if code(match.start()):
-                return match.group(0)
-            kind, value = self.resolve(rel, match.group(1), True, where)
-            if kind == "missing-image":
-                return missing.format(value)
-            if kind != "image":
-                return match.group(0)
-            alt = HTML_ALT.search(match.group(0))
-            return f"![{alt.group(1) if alt else ''}]({value})"
-
-        return HTML_IMAGE.sub(raw_image, text)
+        return IMAGE_THEN_PUNCTUATION.sub(r"\1", INLINE_LINK.sub(inline, text))
 
     def transform(self, rel, lines):
         """The Markdown @p lines (already labelled) of @p rel with their links rewritten, as

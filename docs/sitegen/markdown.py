@@ -8,9 +8,6 @@ FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 INLINE_LINK = re.compile(
     r"(!?)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
-REFERENCE_DEFINITION = re.compile(r"^([ ]{0,3}\[[^\]]+\]:[ \t]*)<?(\S+?)>?(\s.*)?$")
-HTML_IMAGE = re.compile(r"<img\s[^>]*?src=\"([^\"]+)\"[^>]*>", re.IGNORECASE)
-HTML_ALT = re.compile(r"alt=\"([^\"]*)\"", re.IGNORECASE)
 IMAGE_THEN_PUNCTUATION = re.compile(r"(!\[[^\]]*\]\([^)\s]+\))\s*[.,;:]+\s*$")
 
 
