@@ -40,17 +40,16 @@ function(course_add_chapter)
   # The chapters added so far, for the ladder (scripts/ladder/CMakeLists.txt).
   set_property(GLOBAL APPEND PROPERTY COURSE_CHAPTERS ${dir})
   foreach(edition student solution)
+    set(suffix "")
+    set(kernels_dir "chapters/${dir}")
+    set(labels gpu ${label})
     if(edition STREQUAL "solution")
-      set(target "${label}_${CH_SLUG}_solution")
+      set(suffix "_solution")
       set(kernels_dir "solutions/${dir}")
-      set(test_target "test_${label}_solution")
       set(labels gpu solutions)
-    else()
-      set(target "${label}_${CH_SLUG}")
-      set(kernels_dir "chapters/${dir}")
-      set(test_target "test_${label}")
-      set(labels gpu ${label})
     endif()
+    set(target "${label}_${CH_SLUG}${suffix}")
+    set(test_target "test_${label}${suffix}")
 
     add_executable(${target} ${PROJECT_SOURCE_DIR}/chapters/${dir}/main.cu)
     course_use_kernels(${target} ${kernels_dir} ${edition})
@@ -58,13 +57,7 @@ function(course_add_chapter)
       course_hopper_architectures(${target})
     endif()
 
-    # The executable itself, at a small size: it exits non-zero on FAIL.
-    add_test(NAME ${target}.run
-      COMMAND ${CMAKE_COMMAND} -DEXECUTABLE=$<TARGET_FILE:${target}> -DCHAPTER=${label}
-              -DEDITION=${edition} "-DARGS=${CH_SMOKE_ARGS}"
-              -P ${PROJECT_SOURCE_DIR}/cmake/RunChapterExecutable.cmake)
-    set_tests_properties(${target}.run PROPERTIES LABELS "${labels}"
-      SKIP_REGULAR_EXPRESSION "SKIPPED:")
+    course_add_run_test(${target} ${label} ${edition} ${CH_SMOKE_ARGS})
 
     # Sanitizer runs and the bad-input table for this executable (cmake/CourseReliability.cmake).
     if(COURSE_BUILD_TESTS AND COMMAND course_add_reliability_tests)
@@ -90,6 +83,22 @@ function(course_add_chapter)
   list(JOIN student_targets "," student_targets)
   set_property(GLOBAL APPEND PROPERTY COURSE_CHAPTER_MANIFEST
     "${label}\t${CH_SLUG}\t$<TARGET_FILE:${label}_${CH_SLUG}>\t$<TARGET_FILE:${label}_${CH_SLUG}_solution>\t${student_targets}")
+endfunction()
+
+# course_add_run_test(<target> <chNN> <student|solution> [args...]): CTest runs the executable
+# with the arguments (cmake/RunChapterExecutable.cmake): it fails on FAIL, and a student's edition
+# runs only on request. Labels: "gpu;solutions" for a solution, "gpu;chNN" for a student's.
+function(course_add_run_test target label edition)
+  set(labels gpu ${label})
+  if(edition STREQUAL "solution")
+    set(labels gpu solutions)
+  endif()
+  add_test(NAME ${target}.run
+    COMMAND ${CMAKE_COMMAND} -DEXECUTABLE=$<TARGET_FILE:${target}> -DCHAPTER=${label}
+            -DEDITION=${edition} "-DARGS=${ARGN}"
+            -P ${PROJECT_SOURCE_DIR}/cmake/RunChapterExecutable.cmake)
+  set_tests_properties(${target}.run PROPERTIES LABELS "${labels}"
+    SKIP_REGULAR_EXPRESSION "SKIPPED:")
 endfunction()
 
 add_custom_target(student_editions)

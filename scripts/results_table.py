@@ -46,17 +46,22 @@ def number(text):
     return float(text) if text not in ("", None) else None
 
 
-def read_rows(path):
-    """The CSV's rows as dictionaries; raises TableError when it is missing or malformed."""
+def _read(path):
+    """(column names, rows) of a CSV file; raises TableError when it cannot be read."""
     try:
         with open(path, newline="", encoding="utf-8") as handle:
             reader = csv.DictReader(handle)
-            missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or [])]
-            if missing:
-                raise TableError(f"{path}: not a ladder CSV: missing columns {', '.join(missing)}")
-            rows = list(reader)
+            return reader.fieldnames or [], list(reader)
     except OSError as error:
         raise TableError(f"cannot read {path}: {error.strerror}") from error
+
+
+def read_rows(path):
+    """The CSV's rows as dictionaries; raises TableError when it is missing or malformed."""
+    columns, rows = _read(path)
+    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    if missing:
+        raise TableError(f"{path}: not a ladder CSV: missing columns {', '.join(missing)}")
     if not rows:
         raise TableError(f"{path}: no results in the file")
     return rows
@@ -64,14 +69,10 @@ def read_rows(path):
 
 def read_goals(path):
     """The goals CSV's rows (goal, target, measured, unit, verdict)."""
-    try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            reader = csv.DictReader(handle)
-            if reader.fieldnames is None or "verdict" not in reader.fieldnames:
-                raise TableError(f"{path}: not a ladder goals CSV")
-            return list(reader)
-    except OSError as error:
-        raise TableError(f"cannot read {path}: {error.strerror}") from error
+    columns, rows = _read(path)
+    if "verdict" not in columns:
+        raise TableError(f"{path}: not a ladder goals CSV")
+    return rows
 
 
 def chapter_number(row):
@@ -146,11 +147,7 @@ def ceiling_text(group):
 
 
 def ordered_unique(values):
-    seen = []
-    for value in values:
-        if value not in seen:
-            seen.append(value)
-    return seen
+    return list(dict.fromkeys(values))
 
 
 def columns_of(rows):
