@@ -145,9 +145,10 @@ class Site:
         for path in sorted(self.root.rglob("*.html")):
             parsed = self.page(path)
             for tag, url, line in parsed.links:
-                if tag != "a" and (urlsplit(url).scheme in ("http", "https") or url.startswith("//")):
-                    self.problem(f"{self.rel(path)}:{line}",
-                                 f"<{tag}> loads '{url}' from the network: the site must work offline")
+                if tag != "a" and (urlsplit(url).scheme in ("http", "https")
+                                   or url.startswith("//")):
+                    self.problem(f"{self.rel(path)}:{line}", f"<{tag}> loads '{url}' from the "
+                                 "network: the site must work offline")
                     continue
                 self.check_target(f"{self.rel(path)}:{line}", path, url)
             checks = [(p, w, "".join(parsed.text)) for p, w in LEFTOVERS]

@@ -51,7 +51,8 @@ class Chapter:
 
     def back_nav(self):
         """The navigation of a page that belongs to this chapter."""
-        return nav_box([f'@ref {self.key} "&larr; Back to {self.title}"', '@ref index "Course map"'])
+        return nav_box([f'@ref {self.key} "&larr; Back to {self.title}"',
+                        '@ref index "Course map"'])
 
 
 def nav_box(items):

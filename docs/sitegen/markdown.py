@@ -24,7 +24,7 @@ def strip_markdown(text):
 
 
 def github_slug(text):
-    """The anchor GitHub gives a heading, so that `#anchor` links written for GitHub keep working."""
+    """The anchor GitHub gives a heading, so that `#anchor` links written for GitHub work."""
     text = re.sub(r"[^\w\- ]", "", strip_markdown(text).lower())
     return text.replace(" ", "-")
 

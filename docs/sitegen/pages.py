@@ -56,10 +56,10 @@ def document_page(site, rel, label, head, foot, expected, toc=True):
 def chapter_nav(site, index):
     """The previous / course map / next navigation of a chapter's page."""
     before, after = site.chapters[max(0, index - 1):index], site.chapters[index + 1:index + 2]
-    return nav_box([f'<span class="course-prev">@ref {c.key} "&larr; {c.title}"</span>'
-                    for c in before] + ['<span class="course-home">@ref index "Course map"</span>'] +
-                   [f'<span class="course-next">@ref {c.key} "{c.title} &rarr;"</span>'
-                    for c in after])
+    return nav_box(
+        [f'<span class="course-prev">@ref {c.key} "&larr; {c.title}"</span>' for c in before] +
+        ['<span class="course-home">@ref index "Course map"</span>'] +
+        [f'<span class="course-next">@ref {c.key} "{c.title} &rarr;"</span>' for c in after])
 
 
 def chapter_pages(site, index):
@@ -96,7 +96,8 @@ def diff_page(site, chapter, suffix, title, intro, diffs):
     page.add(f"# Chapter {chapter.number}: {title} {{#{chapter.key}_{suffix}}}", "",
              chapter.back_nav(), "", intro, "")
     for heading, old_rel, new_rel, name in diffs:
-        page.add(*([heading, ""] if heading else []), *diff_section(site, old_rel, new_rel, name), "")
+        page.add(*([heading, ""] if heading else []),
+                 *diff_section(site, old_rel, new_rel, name), "")
     page.add(chapter.back_nav())
     return page
 
