@@ -223,7 +223,7 @@ def check_pages(site, edition, chapters):
             site.problem(path.name, f"no link to {key}_hints.html")
         if (root / f"{key}_appendix.html").is_file() and f"{key}_appendix.html" not in hrefs:
             site.problem(path.name, f"no link to {key}_appendix.html")
-        for extra, wanted in ((f"{key}_changes", int(key[2:]) > 1),
+        for extra, wanted in ((f"{key}_changes", index > 0),
                               (f"{key}_solution", edition == "full")):
             exists = (root / f"{extra}.html").is_file()
             if wanted and not exists:
@@ -233,7 +233,7 @@ def check_pages(site, edition, chapters):
             if not wanted and exists:
                 site.problem(f"{extra}.html", f"must not be in the {edition} edition")
         changes = root / f"{key}_changes.html"
-        if int(key[2:]) > 1 and changes.is_file() and \
+        if index > 0 and changes.is_file() and \
                 'class="course-diff"' not in changes.read_text(encoding="utf-8"):
             site.problem(changes.name, "shows no diff")
 
