@@ -107,7 +107,9 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 
 /// The tensor map of a row-major @p rows x @p cols matrix at @p data whose rows are @p pitch
 /// floats apart, copied in boxes of @p box_rows rows of kBatch floats (128 bytes) with the
-/// 128-byte swizzle that the wgmma descriptors name. Reads past the matrix give zeros.
+/// 128-byte swizzle that the wgmma descriptors name. Reads past the matrix give zeros. The data
+/// type TFLOAT32 makes the copy engine round every float to TF32 as it copies: the tensor cores
+/// would otherwise drop the 13 low bits (truncation).
 inline CUtensorMap tile_map(const float* data, int rows, int cols, int pitch, int box_rows) {
   CUtensorMap map{};
   const cuuint64_t size[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
@@ -115,7 +117,7 @@ inline CUtensorMap tile_map(const float* data, int rows, int cols, int pitch, in
   const cuuint32_t box[2] = {static_cast<cuuint32_t>(kBatch), static_cast<cuuint32_t>(box_rows)};
   const cuuint32_t step[2] = {1, 1};
   const CUresult result = tensor_map_encoder()(
-      &map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(data), size, stride, box, step,
+      &map, CU_TENSOR_MAP_DATA_TYPE_TFLOAT32, 2, const_cast<float*>(data), size, stride, box, step,
       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   course::require(result == CUDA_SUCCESS, "matmul: cuTensorMapEncodeTiled failed with error " +
@@ -123,10 +125,10 @@ inline CUtensorMap tile_map(const float* data, int rows, int cols, int pitch, in
   return map;
 }
 
-/// The product with product_kernel<Stages, Specialized, Grouped, Batch>: the pre-pass writes B^T (n
-/// x k) rounded to TF32, rows padded to a multiple of 4 floats (TMA's row pitch is a multiple of 16
-/// bytes); A is read as it is where its rows already are (else padded the same way). All launches
-/// go to @p s; the scratch is freed on it after the product.
+/// The product with product_kernel<Stages, Specialized, Grouped, Batch>: the pre-pass writes B^T
+/// (n x k), its rows padded to a multiple of 4 floats (a tensor map's row pitch is a multiple of
+/// 16 bytes); A is read as it is where its rows already are (else padded the same way). All
+/// launches go to @p s; the scratch is freed on it after the product.
 template <int Stages, bool Specialized, bool Grouped, class Batch = Multiply>
 void launch_product(const float* A, const float* B, float* C, int m, int n, int k, cudaStream_t s) {
   course::require_positive(m, "m");
@@ -142,8 +144,7 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
   const course::PadPlan a_plan = course::plan_pad(m, k, m, padded_k);
   const course::PadPlan b_plan = course::plan_pad(k, n, padded_k, n, course::PadLayout::transposed);
   const course::PaddedOperand ap = course::pad_operand<course::PlusTimes>(A, a_plan, s);
-  const course::PaddedOperand btp =
-      course::pad_operand<course::PlusTimes, RoundToTf32>(B, b_plan, s);
+  const course::PaddedOperand btp = course::pad_operand<course::PlusTimes>(B, b_plan, s);
   const CUtensorMap a_map = tile_map(ap.data(), m, padded_k, ap.pitch(), kTileRows);
   const CUtensorMap bt_map = tile_map(btp.data(), n, padded_k, btp.pitch(), kTileCols);
   COURSE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,

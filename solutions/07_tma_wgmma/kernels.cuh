@@ -390,19 +390,4 @@ __global__ void __launch_bounds__(product_threads(Specialized), 1)
   store_tile(c, m, n, corner.x + consumer * kMmaM, corner.y, acc);
 }
 
-/// The pre-pass's element hook (course/prepass.cuh): rounds B to TF32 (10 mantissa bits, ties
-/// away), as chapter 6 does.
-struct RoundToTf32 {
-  /// @p x rounded to TF32.
-  __device__ float operator()(float x) const {
-#if __CUDA_ARCH__ >= 800
-    unsigned bits;
-    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(bits) : "f"(x));
-    return __uint_as_float(bits);
-#else
-    return x;  // unreachable: matmul() refuses every GPU but a Hopper
-#endif
-  }
-};
-
 }  // namespace ch07
