@@ -4,7 +4,8 @@
 docs/make_pages.py: a lesson's `![caption](figures/NAME.svg)` becomes an image of the site with
 the SVG copied beside the pages; APPENDIX.md and HINTS.md become pages of their own, linked from the
 chapter's page, in both editions; links to them, to the tools page and to a chapter's launch.cuh
-lead to their pages; an image or a page that does not exist is refused with the lesson's line.
+lead to their pages; an image or a page that does not exist, or a page without its title, is
+refused with the line.
 
 docs/check_site.py: a built site passes when every chapter page shows a figure of its chapter and
 links the tools page and its hints, and fails, naming the page, when a figure, the tools link, the
@@ -177,6 +178,13 @@ class MakePages(unittest.TestCase):
         result, _ = self.make("student")
         self.assertEqual(result.returncode, 1)
         self.assertIn("README.md:15: '<!-- diagram: ch01_one -->' shows nothing", result.stderr)
+
+    def test_a_page_without_its_title_is_refused(self):
+        write(self.chapter / "APPENDIX.md", APPENDIX.split("\n", 1)[1])
+        result, _ = self.make("full")
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("chapters/01_first_idea/APPENDIX.md:1: a page starts with '# Chapter 1: "
+                      "title'", result.stderr)
 
     def test_a_full_stop_after_an_image_is_dropped(self):
         lesson = LESSON.replace("![One warp reads one row](figures/one.svg)",
