@@ -37,18 +37,11 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root" || exit 1
 
 # A path given on the command line, taken relative to the folder the script was started from.
-from_caller() {
-  case "$1" in
-    /*) printf '%s\n' "$1" ;;
-    *) printf '%s\n' "$caller/$1" ;;
-  esac
-}
-
+from_caller() { case "$1" in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$caller/$1" ;; esac; }
 say() { printf '==> %s\n' "$*"; }
-die() {
-  printf 'error: %s\n' "$*" >&2
-  exit 1
-}
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+# A later step failed: the exit status becomes 1 unless an earlier one set another.
+failed() { [ "$status" -ne 0 ] || status=1; }
 
 build_dir=build
 results_dir=""
@@ -82,11 +75,8 @@ if [ -n "$from_csv" ] && [ ${#ladder_args[@]} -gt 0 ]; then
   die "--from-csv runs nothing, so ${ladder_args[*]} cannot go with it"
 fi
 if [ -z "$results_dir" ]; then
-  if [ "$update_readme" = yes ]; then
-    results_dir=results
-  else
-    results_dir="$build_dir/results"  # beside the ladder executable, not on it
-  fi
+  results_dir="$build_dir/results"  # beside the ladder executable, not on it
+  [ "$update_readme" = no ] || results_dir=results
 fi
 
 source "$root/scripts/python.sh"
@@ -107,11 +97,8 @@ if [ -n "$from_csv" ]; then
     fi
   fi
 else
-  gpu_visible=no
-  if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
-    gpu_visible=yes
-  fi
-  if [ "$gpu_visible" = no ] && [ ! -x "$build_dir/ladder" ]; then
+  if ! { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; } &&
+    [ ! -x "$build_dir/ladder" ]; then
     cat >&2 <<EOF_HELP
 error: no NVIDIA GPU visible (nvidia-smi lists none): the performance ladder needs one.
 To run it on a machine that has one, from a clone of this repository:
@@ -152,13 +139,13 @@ if [ "$plot" = yes ]; then
       image="$stem.svg"
     else
       printf 'error: the plot could not be drawn\n' >&2
-      [ "$status" -ne 0 ] || status=1
+      failed
     fi
   elif [ "$update_readme" = yes ]; then
     printf 'error: no Python with matplotlib found (tried %s/usr/bin/python3 and python3): ' \
       "${PYTHON:+$PYTHON, }" >&2
     printf 'install python3-matplotlib, or pass --no-plot\n' >&2
-    [ "$status" -ne 0 ] || status=1
+    failed
   else
     printf 'note: plot skipped: no Python with matplotlib; to draw it, install python3-matplotlib ' >&2
     printf '(sudo apt-get install python3-matplotlib) and run scripts/ladder.sh --from-csv %s\n' \
@@ -182,18 +169,18 @@ if table_python=$(find_python ""); then
   printf '\n'
   if ! "$table_python" scripts/update_results_table.py "$csv" "${goals_args[@]}" \
     "${image_args[@]}" "${out_args[@]}" --print; then
-    [ "$status" -ne 0 ] || status=1
+    failed
   elif [ "$update_readme" = yes ] &&
     ! "$table_python" scripts/update_results_table.py "$csv" --readme "$readme" \
       "${goals_args[@]}" "${image_args[@]}"; then
-    [ "$status" -ne 0 ] || status=1
+    failed
   fi
 else
   printf 'note: no Python 3 found to print the table: the results are in %s and %s\n' \
     "$csv" "$goals_csv" >&2
   if [ "$update_readme" = yes ]; then
     printf 'error: --update-readme needs Python 3\n' >&2
-    [ "$status" -ne 0 ] || status=1
+    failed
   fi
 fi
 

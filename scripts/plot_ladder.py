@@ -196,12 +196,18 @@ def plot(rows, stem):
                 "peak for minplus), or the memory-bandwidth bound where lower.",
                 ha="center", va="bottom", fontsize=8, wrap=True)
     figure.tight_layout(rect=(0, 0.03, 1, 0.97))
+    return save(figure, stem, 130)
+
+
+def save(figure, stem, dpi):
+    """Writes @p figure to stem.png and stem.svg without a date or a version in them (the same
+    input gives the same files), closes it, and returns the paths."""
+    import matplotlib.pyplot as plt
     written = []
     for extension in ("png", "svg"):
-        path = f"{stem}.{extension}"
-        metadata = {"Date": None} if extension == "svg" else {"Software": None}
-        figure.savefig(path, dpi=130, metadata=metadata)
-        written.append(path)
+        written.append(f"{stem}.{extension}")
+        figure.savefig(written[-1], dpi=dpi,
+                       metadata={"Date": None} if extension == "svg" else {"Software": None})
     plt.close(figure)
     return written
 

@@ -11,6 +11,8 @@ Needs matplotlib.
 
 import os
 
+from plot_ladder import save
+
 PROBLEM_TITLES = {"matmul": "matmul (FP32; chapter 6+ TF32)", "minplus": "minplus",
                   "conv2d": "conv2d", "conv1d": "conv1d"}
 
@@ -80,14 +82,7 @@ def draw(rows, problem, stem, tf32_peak=0.0):
     axes.grid(which="both", alpha=0.25)
     axes.legend(fontsize=7.5, loc="upper left", framealpha=0.9)  # above the roofs: empty
     figure.tight_layout()
-    written = []
-    for extension in ("png", "svg"):
-        path = f"{stem}.{extension}"
-        metadata = {"Date": None} if extension == "svg" else {"Software": None}
-        figure.savefig(path, dpi=120, metadata=metadata)
-        written.append(path)
-    plt.close(figure)
-    return written
+    return save(figure, stem, 120)
 
 
 def draw_all(rows, folder, tf32_peak=0.0):
