@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -51,52 +52,38 @@ Stripped strip_regions(const fs::path& file) {
   return result;
 }
 
-// The exercise ids that @p pattern's first group captures in @p file, sorted, each once.
-std::vector<std::string> ids_in(const fs::path& file, const std::regex& pattern) {
+using Names = std::set<std::string>;
+
+// The exercise ids that @p pattern's first group captures in @p file.
+Names ids_in(const fs::path& file, const std::regex& pattern) {
   std::ifstream in(file);
   std::stringstream text;
   text << in.rdbuf();
   const std::string contents = text.str();
-  std::vector<std::string> ids;
+  Names ids;
   for (std::sregex_iterator it(contents.begin(), contents.end(), pattern), end; it != end; ++it)
-    ids.push_back((*it)[1]);
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    ids.insert((*it)[1]);
   return ids;
 }
 
-std::vector<std::string> chapter_directories() {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(fs::path(COURSE_SOURCE_DIR) / "chapters")) {
-    if (entry.is_directory())
-      names.push_back(entry.path().filename().string());
+// The subfolders (@p folders true) or the files of @p folder, by name.
+Names entries(const fs::path& folder, bool folders) {
+  Names names;
+  if (fs::is_directory(folder)) {
+    for (const auto& entry : fs::directory_iterator(folder)) {
+      if (folders ? entry.is_directory() : entry.is_regular_file())
+        names.insert(entry.path().filename().string());
+    }
   }
-  std::sort(names.begin(), names.end());
   return names;
 }
 
-// The files of @p folder (not its subfolders), by name.
-std::vector<std::string> file_names(const fs::path& folder) {
-  std::vector<std::string> names;
-  if (!fs::is_directory(folder))
-    return names;
-  for (const auto& entry : fs::directory_iterator(folder)) {
-    if (entry.is_regular_file())
-      names.push_back(entry.path().filename().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
+Names chapter_directories() {
+  return entries(fs::path(COURSE_SOURCE_DIR) / "chapters", true);
 }
 
 bool has_regions(const fs::path& file) {
   return !strip_regions(file).ids.empty();
-}
-
-// Appends @p more to @p ids, keeping them sorted and each once.
-void merge(std::vector<std::string>& ids, const std::vector<std::string>& more) {
-  ids.insert(ids.end(), more.begin(), more.end());
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
 }
 
 }  // namespace
@@ -113,17 +100,17 @@ TEST_CASE("student files equal the solutions outside the exercise regions", "[ex
     INFO("chapter " << name);
     REQUIRE(fs::exists(students / "kernels.cuh"));
     REQUIRE(fs::exists(solutions / "kernels.cuh"));
-    std::vector<std::string> files;
-    for (const auto& file : file_names(solutions)) {
+    Names files;
+    for (const auto& file : entries(solutions, false)) {
       if (has_regions(solutions / file))
-        files.push_back(file);
+        files.insert(file);
     }
-    for (const auto& file : file_names(students)) {
+    for (const auto& file : entries(students, false)) {
       INFO("student file " << file << " has exercise regions, so it needs its solution");
       if (has_regions(students / file))
-        CHECK(std::find(files.begin(), files.end(), file) != files.end());
+        CHECK(files.count(file) == 1);
     }
-    CHECK(std::find(files.begin(), files.end(), "kernels.cuh") != files.end());
+    CHECK(files.count("kernels.cuh") == 1);
     for (const auto& file : files) {
       INFO("file " << file);
       REQUIRE(fs::exists(students / file));
@@ -157,24 +144,25 @@ TEST_CASE("every exercise region is named in the exercise table and in the lesso
   for (const auto& name : chapters) {
     const fs::path folder = fs::path(COURSE_SOURCE_DIR) / "chapters" / name;
     INFO("chapter " << name);
-    std::vector<std::string> all_regions, header_regions, table;
-    for (const auto& file : file_names(folder)) {
-      const std::vector<std::string> ids = ids_in(folder / file, region);
-      merge(all_regions, ids);
+    Names all_regions, header_regions, table;
+    for (const auto& file : entries(folder, false)) {
+      const Names ids = ids_in(folder / file, region);
+      all_regions.insert(ids.begin(), ids.end());
       if (fs::path(file).extension() == ".cuh") {
-        merge(header_regions, ids);
-        merge(table, ids_in(folder / file, hint));
+        header_regions.insert(ids.begin(), ids.end());
+        const Names named = ids_in(folder / file, hint);
+        table.insert(named.begin(), named.end());
       }
     }
     CHECK_FALSE(all_regions.empty());
     CHECK_FALSE(table.empty());
     for (const auto& id : header_regions) {
       INFO("region " << id << " of a .cuh file needs its row in kExercises");
-      CHECK(std::find(table.begin(), table.end(), id) != table.end());
+      CHECK(table.count(id) == 1);
     }
     for (const auto& id : table) {
       INFO("kExercises names " << id << ", which has no region");
-      CHECK(std::find(all_regions.begin(), all_regions.end(), id) != all_regions.end());
+      CHECK(all_regions.count(id) == 1);
     }
     CHECK(ids_in(folder / "README.md", lesson_row) == all_regions);
   }
