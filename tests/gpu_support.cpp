@@ -60,22 +60,18 @@ CheckResult run_workload(const ProblemSet& set, const Workload& workload, std::u
 
 CheckResult run_product(const ProductLauncher& launcher, Problem problem, int m, int n, int k,
                         std::uint64_t seed) {
-  ProblemSet set;
-  (problem == Problem::minplus ? set.minplus : set.matmul) = launcher;
+  const ProblemSet set = problem == Problem::minplus ? ProblemSet{{}, launcher, {}, {}}
+                                                     : ProblemSet{launcher, {}, {}, {}};
   return run_workload(set, product_workload(problem, m, n, k), seed);
 }
 
 CheckResult run_conv2d(const Conv2dLauncher& launcher, int h, int w, int mk, int ml,
                        std::uint64_t seed) {
-  ProblemSet set;
-  set.conv2d = launcher;
-  return run_workload(set, conv2d_workload(h, w, mk, ml), seed);
+  return run_workload(ProblemSet{{}, {}, launcher, {}}, conv2d_workload(h, w, mk, ml), seed);
 }
 
 CheckResult run_conv1d(const Conv1dLauncher& launcher, int n, int m, std::uint64_t seed) {
-  ProblemSet set;
-  set.conv1d = launcher;
-  return run_workload(set, conv1d_workload(n, m), seed);
+  return run_workload(ProblemSet{{}, {}, {}, launcher}, conv1d_workload(n, m), seed);
 }
 
 void check_products(const ProblemSet& set, int m, int n, int k, long long salt) {

@@ -1,7 +1,7 @@
 // Planted bugs: --bug and --list-bugs on the command line, the registration a chapter makes, and
 // what the executable prints and returns for them before any GPU work.
 #include "catch.hpp"
-#include "cli_args.hpp"
+#include "rejection.hpp"
 
 #include "course/driver.hpp"
 

@@ -1,6 +1,6 @@
 // The shared command line: good values parse, every bad value is refused with the flag named.
 #include "catch.hpp"
-#include "cli_args.hpp"
+#include "rejection.hpp"
 
 #include "course/driver.hpp"
 

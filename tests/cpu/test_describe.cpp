@@ -2,7 +2,7 @@
 // line accepts: every size, mask, tile and block that the parser refuses is absent from the
 // description, and every one it accepts is there.
 #include "catch.hpp"
-#include "cli_args.hpp"
+#include "rejection.hpp"
 
 #include "course/describe.hpp"
 
