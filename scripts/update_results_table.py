@@ -55,26 +55,17 @@ def main(argv=None):
     try:
         rows = results_table.read_rows(args.csv)
         goals = results_table.read_goals(args.goals) if args.goals else None
+        target = args.out or args.readme
+        block = results_table.render_table(rows, goals,
+                                           image_link(args.image, target) if args.image else None)
+        if args.out:
+            with open(args.out, "w", encoding="utf-8") as handle:
+                handle.write(block + "\n")
+        if args.print_only:
+            print(results_table.render_text(rows, goals))
         if args.print_only or args.out:
-            if args.out:
-                image = image_link(args.image, args.out) if args.image else None
-                try:
-                    with open(args.out, "w", encoding="utf-8") as handle:
-                        handle.write(results_table.render_table(rows, goals, image) + "\n")
-                except OSError as error:
-                    raise results_table.TableError(
-                        f"cannot write {args.out}: {error.strerror}") from error
-            if args.print_only:
-                print(results_table.render_text(rows, goals))
             return 0
-        image = image_link(args.image, args.readme) if args.image else None
-        block = results_table.render_table(rows, goals, image)
-        try:
-            unchanged = readme_block.update_file(args.readme, BLOCK, block, args.check)
-        except OSError as error:
-            raise results_table.TableError(
-                f"cannot update {args.readme}: {error.strerror}") from error
-        if unchanged:
+        if readme_block.update_file(args.readme, BLOCK, block, args.check):
             print(f"{args.readme}: results table already up to date")
         elif args.check:
             print(f"error: {args.readme}'s results table differs from the one written from "
@@ -83,6 +74,10 @@ def main(argv=None):
             return 1
         else:
             print(f"{args.readme}: results table updated ({rows[0]['device']}, {rows[0]['date']})")
+    except OSError as error:
+        print(f"error: cannot {'write' if args.out else 'update'} {target}: "
+              f"{error.strerror}", file=sys.stderr)
+        return 1
     except (results_table.TableError, readme_block.BlockError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
