@@ -39,6 +39,9 @@ function(course_add_chapter)
   set(student_targets "")
   # The chapters added so far, for the ladder (scripts/ladder/CMakeLists.txt).
   set_property(GLOBAL APPEND PROPERTY COURSE_CHAPTERS ${dir})
+  if(CH_SM90A)  # the ladder compiles these chapters for sm_90a too
+    set_property(GLOBAL APPEND PROPERTY COURSE_SM90A_CHAPTERS ${dir})
+  endif()
   foreach(edition student solution)
     set(suffix "")
     set(kernels_dir "chapters/${dir}")

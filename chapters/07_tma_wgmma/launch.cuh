@@ -1,6 +1,7 @@
 /// @file launch.cuh
-/// @brief Chapter 7, host side: the exercise table, the tensor maps, the launch checks and the
-/// product's launcher.
+/// @brief Chapter 7, host side: the exercise table, the tensor maps, the launch checks, the
+/// product's launcher, and the chapter's description (describe()), which its executable and the
+/// ladder run.
 ///
 /// Included after a chapter-7 kernels.cuh (yours or the solution's), which defines the kernels
 /// these launchers start; it includes no kernels file itself.
@@ -12,9 +13,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
+#include <stdexcept>
 #include <string>
 
+#include "bug_hunt.cuh"
 #include "course/cuda_check.hpp"
+#include "course/driver.hpp"
 #include "course/exercise.hpp"
 #include "course/launch.cuh"
 #include "course/prepass.cuh"
@@ -177,6 +182,45 @@ inline void matmul(const float* A, const float* B, float* C, int m, int n, int k
       launch_product<kStages, true, true>(A, B, C, m, n, k, s);
       break;
   }
+}
+
+/// Chapter 7 as its executable and the ladder run it: matmul through the step that `--variant`
+/// names (the solution by default), checked with the TF32 tolerance; why the other problems stay
+/// in earlier chapters; and the planted bug of bug_hunt.cuh.
+inline course::Chapter describe() {
+  course::Chapter chapter = course::make_chapter(7, "TMA and wgmma");
+  chapter.launchers = [](const course::LaunchOptions& chosen) {
+    course::ProblemSet set;
+    set.matmul = course::with_choice(matmul, course::chosen_step(kSteps, chosen.variant));
+    set.arithmetic = matmul_arithmetic();
+    return set;
+  };
+  chapter.flags.variants = course::step_names(kSteps);
+  chapter.flags.gpu_requirement =
+      "TF32 wgmma and TMA, compute capability 9.0 (Hopper) and a build for sm_90a";
+  chapter.gpu_refusal = [] {
+    try {
+      require_hopper(reinterpret_cast<const void*>(product_kernel<kStages, true, true>),
+                     product_shared_bytes(kStages));
+    } catch (const std::exception& refusal) {
+      return std::string(refusal.what());
+    }
+    return std::string();
+  };
+  chapter.missing_reasons[static_cast<int>(course::Problem::minplus)] =
+      "tensor cores only multiply and add; min-plus has no tensor-core instruction (chapter 5 "
+      "runs it)";
+  chapter.missing_reasons[static_cast<int>(course::Problem::conv2d)] =
+      "these tiles do not help a convolution (chapter 4 runs it)";
+  chapter.missing_reasons[static_cast<int>(course::Problem::conv1d)] =
+      "these tiles do not help a convolution (chapter 4 runs it)";
+  chapter.exercises.assign(std::begin(kExercises), std::end(kExercises));
+  // The bug hunt: the solution with the batch of wgmmas of bug_hunt.cuh.
+  course::ProblemSet stepped;
+  stepped.matmul = launch_product<kStages, true, true, SteppedMultiply>;
+  stepped.arithmetic = matmul_arithmetic();
+  chapter.bugs = {{"k-step", "check", "the solution with a batch of wgmmas of its own", stepped}};
+  return chapter;
 }
 
 }  // namespace ch07

@@ -25,11 +25,12 @@ std::vector<ChapterSolutions> available_chapters() {
             [](const course::Chapter& a, const course::Chapter& b) { return a.number < b.number; });
   std::vector<ChapterSolutions> solutions;
   for (const course::Chapter& chapter : chapters) {
-    solutions.push_back({chapter.number, course::launchers_at_defaults(chapter), ""});
+    solutions.push_back(
+        {chapter.number, course::launchers_at_defaults(chapter), "", chapter.gpu_refusal});
     if (!chapter.best_variant.empty()) {
       solutions.push_back({chapter.number,
                            course::launchers_at_defaults(chapter, chapter.best_variant),
-                           chapter.best_variant});
+                           chapter.best_variant, chapter.gpu_refusal});
     }
   }
   return solutions;

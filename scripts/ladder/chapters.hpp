@@ -5,6 +5,7 @@
 
 #include "course/driver.hpp"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@ struct ChapterSolutions {
   course::ProblemSet problems;  ///< the launchers; empty where the chapter has no such problem
   /// Empty at the chapter's defaults; its course::Chapter::best_variant ("dispatch") otherwise.
   std::string variant;
+  /// The chapter's course::Chapter::gpu_refusal (may be unset).
+  std::function<std::string()> gpu_refusal;
 };
 
 /// Adds @p chapter, a chapter's description built with its solution kernels, to

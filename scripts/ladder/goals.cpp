@@ -57,6 +57,13 @@ std::vector<Goal> performance_goals() {
                    Goal::Kind::percent_of_cublas, 6, 0, 60.0, ""});
   goals.push_back({"matmul " + size_label(large) + ": chapter 6 at least 3x chapter 4", large,
                    Goal::Kind::speedup_over_chapter, 6, 4, 3.0, ""});
+  // Chapter 7: TMA and wgmma, at cuBLAS's TF32 speed, and twice chapter 6.
+  for (const course::Workload& product : {matmul, large}) {
+    goals.push_back({"matmul " + size_label(product) + ": chapter 7 at least 90% of cuBLAS TF32",
+                     product, Goal::Kind::percent_of_cublas, 7, 0, 90.0, ""});
+  }
+  goals.push_back({"matmul " + size_label(large) + ": chapter 7 at least 2x chapter 6", large,
+                   Goal::Kind::speedup_over_chapter, 7, 6, 2.0, ""});
   return goals;
 }
 

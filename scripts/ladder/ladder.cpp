@@ -53,10 +53,11 @@ std::string today() {
 /// One implementation the ladder can run: a chapter's solutions, a chapter's variant, or the
 /// baseline.
 struct Implementation {
-  std::string label;            ///< "ch01" ..., "ch03 dispatch", or "cuBLAS"
-  int chapter = 0;              ///< 0 for the baseline
-  std::string variant;          ///< the chapter's variant; empty for its main kernels
-  course::ProblemSet problems;  ///< its launchers
+  std::string label;                         ///< "ch01" ..., "ch03 dispatch", or "cuBLAS"
+  int chapter = 0;                           ///< 0 for the baseline
+  std::string variant;                       ///< the chapter's variant; empty for its main kernels
+  course::ProblemSet problems;               ///< its launchers
+  std::function<std::string()> gpu_refusal;  ///< why this GPU cannot run it (may be unset)
 };
 
 /// One planned run: an implementation on a workload.
@@ -157,7 +158,8 @@ int run_ladder(const ladder::Options& options, const std::string& program) {
                                               chapter.number) != options.chapters.end();
     if (wanted)
       implementations.push_back({ladder::implementation_label(chapter.number, chapter.variant),
-                                 chapter.number, chapter.variant, chapter.problems});
+                                 chapter.number, chapter.variant, chapter.problems,
+                                 chapter.gpu_refusal});
     if (chapter.variant.empty())
       built.push_back(chapter.number);
   }
@@ -174,6 +176,18 @@ int run_ladder(const ladder::Options& options, const std::string& program) {
     return course::kExitNoDevice;
   }
 
+  // A chapter this GPU cannot run (chapter 7 off a Hopper) is left out, with the reason; its goals
+  // are then "not measured".
+  for (auto it = implementations.begin(); it != implementations.end();) {
+    const std::string refusal = it->gpu_refusal ? it->gpu_refusal() : "";
+    if (refusal.empty()) {
+      ++it;
+      continue;
+    }
+    std::cout << "chapter " << it->chapter << " left out: " << refusal << "\n";
+    it = implementations.erase(it);
+  }
+
   std::vector<PlannedRun> plan;
   const bool any_matmul =
       std::any_of(options.workloads.begin(), options.workloads.end(),
@@ -186,9 +200,9 @@ int run_ladder(const ladder::Options& options, const std::string& program) {
     std::optional<ladder::CublasSgemm> cublas_tf32;
     if (any_matmul) {
       cublas.emplace(course::Arithmetic::fp32);
-      implementations.push_back({ladder::kCublasLabel, 0, "", cublas->problems()});
+      implementations.push_back({ladder::kCublasLabel, 0, "", cublas->problems(), {}});
       cublas_tf32.emplace(course::Arithmetic::tf32);
-      implementations.push_back({ladder::kCublasTf32Label, 0, "", cublas_tf32->problems()});
+      implementations.push_back({ladder::kCublasTf32Label, 0, "", cublas_tf32->problems(), {}});
     }
     for (std::size_t w = 0; w < options.workloads.size(); ++w) {
       for (std::size_t i = 0; i < implementations.size(); ++i) {

@@ -57,7 +57,7 @@ struct PlantedBug {
 
 /// What a chapter's executable knows about its chapter.
 struct Chapter {
-  int number = 0;            ///< chapter number, 1 to 6
+  int number = 0;            ///< chapter number, 1 to 7
   std::string title;         ///< e.g. "global memory"
   bool solution = false;     ///< built from solutions/ (true) or chapters/ (false)
   std::string kernels_file;  ///< kernels.cuh it was built from, for hints
@@ -79,6 +79,10 @@ struct Chapter {
   /// default (chapter 3: "dispatch"); empty otherwise. The ladder runs it beside the default, and
   /// the next chapter compares itself with it.
   std::string best_variant;
+  /// Why this GPU (or this build) cannot run the chapter's kernels, or "" when it can; unset when
+  /// every GPU the course runs on can (chapter 7 needs a Hopper). The ladder skips a chapter that
+  /// refuses, saying why; the executable's launchers refuse with the same line.
+  std::function<std::string()> gpu_refusal;
 };
 
 /// Whether @p tool names a way to catch a planted bug: check, memcheck, racecheck, synccheck,
