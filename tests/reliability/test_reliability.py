@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""The bug-hunt harness (bughunt.py) against stand-ins for a chapter's executable,
-compute-sanitizer and ncu, so that it is tested without a GPU: it passes only when the tool
-catches the bug and the chapter's own kernels are clean, and skips where it cannot run.
+"""The checks of reliability.py against stand-ins for a chapter's executable, compute-sanitizer
+and ncu, so that they are tested without a GPU: each passes only when the executable behaves and
+the tool catches what it must, and skips where it cannot run.
 
 The stand-in executable reads FAKE_* variables: FAKE_NO_DEVICE (exit 3), FAKE_BUG_FAILS (the bug
-run's check FAILs), FAKE_CONTROL_FAILS (the chapter's own run FAILs), FAKE_REFUSE (every run is
+run's check FAILs), FAKE_CONTROL_FAILS (a run without --bug FAILs), FAKE_REFUSE (every run is
 refused with exit 4), FAKE_TAPS (its --help lists these compiled tap counts, and it refuses any
-other with exit 2). The sanitizer stand-in reports FAKE_SANITIZER_BUG_ERRORS errors on a --bug
-run and FAKE_SANITIZER_CONTROL_ERRORS on the others; the ncu stand-in reports FAKE_NCU_BUG and
-FAKE_NCU_CONTROL as the metric, or the counter-permission error with FAKE_NCU_DENIED.
+other with exit 2), FAKE_NO_BUGS (--list-bugs prints nothing; "fails": it exits 1). The sanitizer
+stand-in reports FAKE_SANITIZER_BUG_ERRORS errors on a --bug run and FAKE_SANITIZER_CONTROL_ERRORS
+on the others; the ncu stand-in reports FAKE_NCU_BUG and FAKE_NCU_CONTROL as the metric, or the
+counter-permission error with FAKE_NCU_DENIED.
 """
 import os
 import stat
@@ -18,7 +19,7 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-HUNT = Path(__file__).resolve().parent / "bughunt.py"
+RELIABILITY = Path(__file__).resolve().parent / "reliability.py"
 
 EXECUTABLE = textwrap.dedent('''\
     #!/usr/bin/env python3
@@ -26,11 +27,16 @@ EXECUTABLE = textwrap.dedent('''\
     args = sys.argv[1:]
     env = os.environ
     taps = [int(count) for count in env.get("FAKE_TAPS", "").split(",") if count]
-    if args == ["--help"] and taps:
+    if args == ["--help"]:
         print("usage: chapter [flags]")
-        print("  --taps M          conv1d mask length, compiled in: "
-              + ", ".join(map(str, taps)) + f" (default {taps[0]})")
+        print("  --mask K[xL]      conv2d mask, odd sides up to 63 (default 13x13)")
+        print("  --taps M          conv1d mask length" + (", compiled in: " + ", ".join(
+              map(str, taps)) + f" (default {taps[0]})" if taps else " (default 127)"))
         sys.exit(0)
+    if args == ["--list-bugs"]:
+        if env.get("FAKE_NO_BUGS") != "":
+            print("stale\\tcheck\\ta stale value")
+        sys.exit(1 if env.get("FAKE_NO_BUGS") == "fails" else 0)
     if taps and "--taps" in args and int(args[args.index("--taps") + 1]) not in taps:
         print("error: --taps: this chapter has compiled tap counts "
               + ", ".join(map(str, taps)) + " only, got '" + args[args.index("--taps") + 1]
@@ -38,7 +44,8 @@ EXECUTABLE = textwrap.dedent('''\
         sys.exit(2)
     bug = args[args.index("--bug") + 1] if "--bug" in args else None
     if bug is not None and bug != "stale":
-        print(f"error: --bug: this chapter's planted bugs are stale, got \\"{bug}\\"", file=sys.stderr)
+        print(f"error: --bug: this chapter's planted bugs are stale, got \\"{bug}\\"",
+              file=sys.stderr)
         sys.exit(2)
     problems = args[args.index("--problem") + 1].split(",") if "--problem" in args else []
     if bug and any(p != "matmul" for p in problems):
@@ -49,7 +56,8 @@ EXECUTABLE = textwrap.dedent('''\
         print("error: no CUDA device available", file=sys.stderr)
         sys.exit(3)
     if env.get("FAKE_REFUSE"):
-        print("error: matmul at these sizes needs more device memory", file=sys.stderr)
+        print("error: matmul needs 9.0 GiB of device memory, but the device has only 1.0 GiB "
+              "free", file=sys.stderr)
         sys.exit(4)
     fails = env.get("FAKE_BUG_FAILS") if bug else env.get("FAKE_CONTROL_FAILS")
     print("matmul  m=256 n=256 k=256")
@@ -98,15 +106,20 @@ def write(path, text):
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
 
 
-def hunt(folder, tool, **variables):
+def check(folder, words, **variables):
+    """reliability.py WORDS (the stand-in executable in place of EXE) with the FAKE_ variables."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("FAKE_")}
     env.pop("CUDA_VISIBLE_DEVICES", None)
     env.update({k: str(v) for k, v in variables.items()})
-    command = [sys.executable, str(HUNT), "--executable", str(folder / "chapter"), "--bug",
-               "stale", "--tool", tool, "--sanitizer", str(folder / "compute-sanitizer"),
-               "--ncu", str(folder / "ncu")]
+    words = words.split()
+    command = [sys.executable, str(RELIABILITY), words[0], str(folder / "chapter")] + words[1:] + [
+        f"--sanitizer={folder / 'compute-sanitizer'}", f"--ncu={folder / 'ncu'}"]
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
     return done.returncode, done.stdout + done.stderr
+
+
+def hunt(folder, tool, **variables):
+    return check(folder, f"bughunt --bug stale --tool {tool}", **variables)
 
 
 def expect(result, code, text, what):
@@ -154,11 +167,38 @@ def main():
         expect(hunt(folder, "check", FAKE_REFUSE=1), 1, "refused every size",
                "sizes all refused fail")
         expect(hunt(folder, "nsys"), 1, "unknown tool", "an unknown tool fails")
-        none = [sys.executable, str(HUNT), "--executable", str(folder / "chapter"), "--none"]
-        env = {k: v for k, v in os.environ.items() if k != "CUDA_VISIBLE_DEVICES"}
-        done = subprocess.run(none, env=env, capture_output=True, text=True, timeout=60)
-        expect((done.returncode, done.stdout), 1, "registers no planted bug",
+        expect(check(folder, "bughunt", FAKE_NO_BUGS=""), 1, "registers no planted bug",
                "an executable without planted bugs fails")
+        expect(check(folder, "bughunt", FAKE_NO_BUGS="fails"), 1, "--list-bugs exited 1",
+               "a failing --list-bugs fails")
+        expect(check(folder, "tests --target=t --edition=solution"), 0,
+               "add_test([==[t.bughunt.stale]==]", "tests: a planted bug gets a test")
+        expect(check(folder, "tests --target=t --edition=solution", FAKE_NO_BUGS=""), 0,
+               "add_test([==[t.bughunt]==]", "tests: no planted bug gets a failing test")
+        # The other checks, each once passing and once failing.
+        expect(check(folder, "no-device"), 0, "exit status 3 and one line", "no-device passes")
+        expect(check(folder, "no-device", CUDA_VISIBLE_DEVICES="0"), 0, "exit status 3",
+               "no-device hides the device")
+        expect(check(folder, "cases --mode=edge --problem=matmul"), 0, "PASS (", "edge sizes pass")
+        expect(check(folder, "cases --mode=edge --problem=matmul", FAKE_CONTROL_FAILS=1), 1,
+               "expected PASS (exit status 0), got exit status 1", "a FAIL at an edge size fails")
+        expect(check(folder, "cases --mode=refuse"), 1, "expected a refusal",
+               "an oversize run that is not refused fails")
+        expect(check(folder, "cases --mode=refuse", FAKE_REFUSE=1), 0, "refused as expected",
+               "oversize runs refused with both sizes pass")
+        expect(check(folder, "cases --mode=boundary", FAKE_REFUSE=1), 0,
+               "SKIPPED: this machine cannot hold", "a case too large for the machine skips")
+        expect(check(folder, "sanitize --tool=memcheck --problem=conv1d"), 0, "memcheck clean",
+               "sanitize: a clean report passes")
+        expect(check(folder, "sanitize --tool=racecheck --problem=matmul",
+                     FAKE_SANITIZER_CONTROL_ERRORS=3), 1, "racecheck reported 3 errors",
+               "sanitize: a report with errors fails")
+        expect(check(folder, "sanitize --tool=memcheck --args=x --expect-finding=Invalid"), 1,
+               "memcheck reported nothing", "sanitize: a broken kernel that goes unseen fails")
+        expect(check(folder, "wrong-result", FAKE_CONTROL_FAILS=1), 1,
+               "the report lacks 'rate     not reported", "wrong-result: a report without it fails")
+        expect(check(folder, "bad-input"), 1, "were not refused as documented",
+               "bad-input: an executable that accepts bad input fails")
         os.remove(folder / "compute-sanitizer")
         env_path = os.environ.get("PATH", "")
         os.environ["PATH"] = str(folder)  # no compute-sanitizer on the PATH either
