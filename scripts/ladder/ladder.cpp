@@ -19,7 +19,7 @@
 #include "workloads.hpp"
 
 #include "course/cuda_check.hpp"
-#include "course/driver.hpp"
+#include "course/measure.hpp"
 
 #include <algorithm>
 #include <chrono>

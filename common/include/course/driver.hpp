@@ -10,7 +10,8 @@
 ///    with_choice(), and a chapter built in steps picks the step with chosen_step();
 ///  - Chapter::flags: the choices offered and the sizes compiled in; Chapter::exercises (its
 ///    kExercises); Chapter::missing_reasons; Chapter::bugs (at least one planted bug);
-///  - Chapter::best_variant, when a variant other than the default shows the chapter at its best.
+///  - Chapter::best_variant, when a variant other than the default shows the chapter at its best;
+///  - Chapter::gpu_refusal, when some GPU the course runs on cannot run its kernels.
 ///
 /// Its main.cu includes `<kernels.cuh>` and launch.cuh, then the previous chapter's
 /// solutions/MM_slug/kernels.cuh and chapters/MM_slug/launch.cuh, and is one call:
@@ -26,14 +27,11 @@
 #pragma once
 
 #include "course/cli.hpp"
-#include "course/device_buffer.hpp"
-#include "course/device_info.hpp"
 #include "course/exercise.hpp"
+#include "course/measure.hpp"
 #include "course/problems.hpp"
-#include "course/report.hpp"
 
 #include <cstddef>
-#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -62,7 +60,7 @@ struct Chapter {
   bool solution = false;     ///< built from solutions/ (true) or chapters/ (false)
   std::string kernels_file;  ///< kernels.cuh it was built from, for hints
   /// This chapter's launchers with the command line's choices bound: a launcher that offers a
-  /// choice takes it as its trailing parameter, and main() binds it with course::with_choice.
+  /// choice takes it as its trailing parameter, and describe() binds it with course::with_choice.
   /// The choices come with the chapter's defaults filled in (see chosen_launch()).
   std::function<ProblemSet(const LaunchOptions& choices)> launchers;
   ChapterFlags flags;               ///< flags beyond the common ones
@@ -153,51 +151,6 @@ std::vector<std::string> step_names(const StepName (&steps)[Count]) {
     names.push_back(named.name);
   return names;
 }
-
-/// The workload of @p problem at the sizes in @p options.
-Workload requested_workload(Problem problem, const Options& options);
-
-/// One problem at one size: the seeded inputs on the host and the device, and an output buffer.
-class ProblemInstance {
- public:
-  /// Draws the inputs of @p workload (seeded by @p seed) and uploads them. Throws
-  /// course::CudaError, before allocating, if they would not fit.
-  ProblemInstance(const Workload& workload, std::uint64_t seed);
-
-  /// Runs @p set's launcher for this problem once on @p stream, writing the output buffer.
-  void launch(const ProblemSet& set, cudaStream_t stream) const;
-  /// The checked run: poisons the output buffer, clears the launch log, runs @p set's launcher once
-  /// with synchronous launch checks (so an error is reported at the launch that caused it), and
-  /// returns the output. launch_log() then holds what was launched.
-  std::vector<float> checked_run(const ProblemSet& set, cudaStream_t stream) const;
-  /// Compares @p output with the CPU reference; a matmul with the tolerance of @p arithmetic.
-  CheckResult check(const std::vector<float>& output,
-                    Arithmetic arithmetic = Arithmetic::fp32) const;
-
-  /// The problem.
-  Problem problem() const { return workload_.problem; }
-  /// Sizes as reported, e.g. "m=4096 n=4096 k=4096".
-  std::string sizes() const;
-  /// Fills the rate fields of @p result for this problem's sizes (course::fill_rate).
-  void fill_rate(RunResult& result, const DeviceInfo& device, Arithmetic arithmetic) const;
-  /// Columns of the output (for (row, column) in messages).
-  std::size_t output_columns() const;
-
- private:
-  Workload workload_;
-  std::uint64_t seed_;
-  std::vector<float> host_first_;
-  std::vector<float> host_second_;
-  DeviceBuffer<float> first_;
-  DeviceBuffer<float> second_;
-  mutable DeviceBuffer<float> output_;
-};
-
-/// Runs, times and (when options.check) checks @p set on @p instance, and times the previous
-/// chapter's @p previous set too when it offers the problem and options.compare is set.
-RunResult measure(const ProblemInstance& instance, const ProblemSet& set, const Options& options,
-                  const DeviceInfo& device, cudaStream_t stream,
-                  const ProblemSet* previous = nullptr);
 
 /// The launch choices a report shows for @p problem in a chapter with @p flags, e.g. "tile=32"
 /// or "tile=32 variant=dispatch".
