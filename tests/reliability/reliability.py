@@ -179,8 +179,14 @@ def bad_input(args):
             text = text.replace(f"@{name}@", value)
         return text
 
-    rows, violations = 0, []
+    rows, violations, table_rows = 0, [], []
     for when, arguments, must_show in table("bad_input_table.txt", 3):
+        flag, colon, bad_values = arguments.partition(": ")  # "FLAG: V1 V2 ...": one row each
+        table_rows += [(when, arguments, must_show)] if must_show or not colon else [
+            (when, flag, flag) if value == "<none>" else
+            (when, f"{flag} {value}", f'{flag} "{"" if value == "<empty>" else value}"')
+            for value in bad_values.split()]
+    for when, arguments, must_show in table_rows:
         feature = when[3:] if when.startswith("no-") else when
         if feature not in features or when == "no-all":
             fail(f"bad-input table: unknown condition '{when}'")
