@@ -133,51 +133,32 @@ std::string describe_variant(Problem problem, const LaunchOptions& chosen,
   return out.str();
 }
 
-int run_chapter(const Chapter& chapter, int argc, char** argv) {
-  const std::string program = argc > 0 ? argv[0] : "chapter";
-  const std::string registration = planted_bugs_error(chapter.bugs);
-  if (!registration.empty()) {
-    std::cerr << "error: chapter " << chapter.number << " registers a " << registration << "\n";
-    return kExitError;
+namespace {
+
+// What --help, --supports-table, --exercises and --list-bugs print, in that order.
+void print_offer(const Chapter& chapter, const Options& options, const ChapterFlags& flags,
+                 const ProblemSet& launchers, const std::string& program) {
+  // What the chapter takes, described from the lists the parser and the checks refuse with.
+  const ChapterSupport support = describe_support(chapter.number, launchers, chapter.flags);
+  if (options.help) {
+    const std::string bugs = bug_help(chapter.bugs);
+    std::cout << usage(program, flags) << "\n"
+              << support_help(support) << (bugs.empty() ? "" : "\n") << bugs;
   }
-  ChapterFlags flags = chapter.flags;
-  for (const PlantedBug& bug : chapter.bugs)
-    flags.bugs.push_back(bug.name);
-  Options options;
-  try {
-    options = parse_options(argc, argv, flags);
-  } catch (const UsageError& error) {
-    std::cerr << "error: " << error.what() << "\n"
-              << "run '" << program << " --help' for the flags\n";
-    return kExitUsage;
-  }
-  const LaunchOptions chosen = chosen_launch(options, chapter.flags);
-  const ProblemSet chapter_launchers = chapter.launchers(chosen);
-  // What the chapter takes, described from the lists the parser and the checks below refuse with.
-  const ChapterSupport support = describe_support(chapter.number, chapter_launchers, chapter.flags);
-  if (options.help || options.supports_table || options.list_exercises || options.list_bugs) {
-    if (options.help) {
-      const std::string bugs = bug_help(chapter.bugs);
-      std::cout << usage(program, flags) << "\n"
-                << support_help(support) << (bugs.empty() ? "" : "\n") << bugs;
-    }
-    if (options.supports_table)
-      std::cout << support_table_header() << support_table_row(support);
-    if (options.list_exercises)
-      std::cout << exercise_list(chapter.exercises);
-    if (options.list_bugs)
-      std::cout << bug_list(chapter.bugs);
-    return kExitPass;
-  }
-  // With --bug, the planted bug's launchers run in place of the chapter's, with nothing to
-  // compare them with.
-  const PlantedBug* bug = nullptr;
-  for (const PlantedBug& planted : chapter.bugs) {
-    if (planted.name == options.bug)
-      bug = &planted;
-  }
-  const ProblemSet& launchers = bug != nullptr ? bug->launchers : chapter_launchers;
-  std::vector<Problem> problems = options.problems;
+  if (options.supports_table)
+    std::cout << support_table_header() << support_table_row(support);
+  if (options.list_exercises)
+    std::cout << exercise_list(chapter.exercises);
+  if (options.list_bugs)
+    std::cout << bug_list(chapter.bugs);
+}
+
+// The problems to run (those asked for, or every one @p launchers offers) in @p problems, or why
+// one asked for cannot run.
+std::string choose_problems(const Chapter& chapter, const ProblemSet& launchers,
+                            const PlantedBug* bug, const Options& options,
+                            std::vector<Problem>& problems) {
+  problems = options.problems;
   if (problems.empty()) {
     for (Problem problem : kAllProblems) {
       if (launchers.offers(problem))
@@ -185,25 +166,22 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
     }
   }
   for (Problem problem : problems) {
-    if (!launchers.offers(problem) && bug != nullptr) {
-      std::cerr << "error: --problem: planted bug \"" << bug->name << "\" has no "
-                << problem_name(problem) << " kernel\n";
-      return kExitUsage;
-    }
-    if (!launchers.offers(problem)) {
-      const std::string& why = chapter.missing_reasons[static_cast<int>(problem)];
-      std::cerr << "error: --problem: chapter " << chapter.number << " has no "
-                << problem_name(problem) << " kernel" << (why.empty() ? "" : ": ") << why << "\n";
-      return kExitUsage;
-    }
+    if (launchers.offers(problem))
+      continue;
+    if (bug != nullptr)
+      return "planted bug \"" + bug->name + "\" has no " + problem_name(problem) + " kernel";
+    const std::string& why = chapter.missing_reasons[static_cast<int>(problem)];
+    return "chapter " + std::to_string(chapter.number) + " has no " + problem_name(problem) +
+           " kernel" + (why.empty() ? "" : ": ") + why;
   }
-  std::string reason;
-  if (!cuda_device_available(&reason)) {
-    std::cerr << "error: no CUDA device available (" << reason
-              << "); this executable needs an NVIDIA GPU\n";
-    return kExitNoDevice;
-  }
+  return "";
+}
 
+// Runs, checks and reports @p problems with @p launchers (those of @p bug when it is set) on the
+// GPU; returns the exit status.
+int run_problems(const Chapter& chapter, const ProblemSet& launchers, const PlantedBug* bug,
+                 const std::vector<Problem>& problems, const LaunchOptions& chosen,
+                 const Options& options) {
   int status = kExitPass;
   cudaStream_t stream = nullptr;
   try {
@@ -228,6 +206,7 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
       }
       std::cout << "\n";
     }
+    // A planted bug has nothing to compare with.
     const ProblemSet* previous =
         chapter.previous.empty() || bug != nullptr ? nullptr : &chapter.previous;
     for (Problem problem : problems) {
@@ -266,6 +245,54 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
     return kExitError;
   }
   return status;
+}
+
+}  // namespace
+
+int run_chapter(const Chapter& chapter, int argc, char** argv) {
+  const std::string program = argc > 0 ? argv[0] : "chapter";
+  const std::string registration = planted_bugs_error(chapter.bugs);
+  if (!registration.empty()) {
+    std::cerr << "error: chapter " << chapter.number << " registers a " << registration << "\n";
+    return kExitError;
+  }
+  ChapterFlags flags = chapter.flags;
+  for (const PlantedBug& bug : chapter.bugs)
+    flags.bugs.push_back(bug.name);
+  Options options;
+  try {
+    options = parse_options(argc, argv, flags);
+  } catch (const UsageError& error) {
+    std::cerr << "error: " << error.what() << "\n"
+              << "run '" << program << " --help' for the flags\n";
+    return kExitUsage;
+  }
+  const LaunchOptions chosen = chosen_launch(options, chapter.flags);
+  const ProblemSet chapter_launchers = chapter.launchers(chosen);
+  if (options.help || options.supports_table || options.list_exercises || options.list_bugs) {
+    print_offer(chapter, options, flags, chapter_launchers, program);
+    return kExitPass;
+  }
+  // With --bug, the planted bug's launchers run in place of the chapter's.
+  const PlantedBug* bug = nullptr;
+  for (const PlantedBug& planted : chapter.bugs) {
+    if (planted.name == options.bug)
+      bug = &planted;
+  }
+  const ProblemSet& launchers = bug != nullptr ? bug->launchers : chapter_launchers;
+  std::vector<Problem> problems;
+  const std::string refusal = choose_problems(chapter, launchers, bug, options, problems);
+  if (!refusal.empty()) {
+    std::cerr << "error: --problem: " << refusal << "\n";
+    return kExitUsage;
+  }
+  std::string reason;
+  if (!cuda_device_available(&reason)) {
+    std::cerr << "error: no CUDA device available (" << reason
+              << "); this executable needs an NVIDIA GPU\n";
+    return kExitNoDevice;
+  }
+  return run_problems(chapter, launchers, bug, problems, chosen, options);
 }
 
 int run_chapter(Chapter chapter, const Chapter& previous, int argc, char** argv) {
