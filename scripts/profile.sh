@@ -36,12 +36,14 @@
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/scripts/python.sh"
-case "${1:-}" in
-  -h | --help)
-    sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
-    exit 0
-    ;;
-esac
+for argument in "$@"; do
+  case "$argument" in
+    -h | --help)
+      sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
+      exit 0
+      ;;
+  esac
+done
 if python=$(find_python matplotlib) || python=$(find_python ""); then
   exec "$python" "$root/scripts/profile_kernels.py" "$@"
 fi

@@ -315,31 +315,16 @@ def _format(value):
 
 
 def parse_arguments(argv):
-    parser = argparse.ArgumentParser(
-        prog="scripts/profile.sh",
-        description="Profile a chapter's kernels with Nsight Compute: metrics, a table and a "
-                    "roofline per problem.")
-    parser.add_argument("chapter", nargs="?", help="chapter number (1, 2, ...) or chNN")
-    parser.add_argument("args", nargs=argparse.REMAINDER,
-                        help="passed to the chapter's executable (--problem, sizes, --variant...)")
-    parser.add_argument("--solution", action="store_true",
-                        help="profile the solution instead of your kernels")
-    parser.add_argument("--all", action="store_true",
-                        help="every chapter's solution at the ladder's sizes")
-    parser.add_argument("--build-dir", default=os.path.join(ROOT, "build"),
-                        help="the build folder (default: build)")
-    parser.add_argument("--results", help="output folder (default: build/results, or results "
-                        "with --update-readme)")
-    parser.add_argument("--update-readme", action="store_true",
-                        help="record the run: results/profile.csv, the rooflines and the "
-                             "README's profile table (maintainers)")
+    """The options of scripts/profile.sh, whose header documents them (it answers --help)."""
+    parser = argparse.ArgumentParser(prog="scripts/profile.sh", add_help=False)
+    parser.add_argument("chapter", nargs="?")
+    parser.add_argument("args", nargs=argparse.REMAINDER)  # for the chapter's executable
+    for flag in ("--solution", "--all", "--update-readme", "--no-plot", "--check"):
+        parser.add_argument(flag, action="store_true")
+    parser.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
     parser.add_argument("--readme", default=os.path.join(ROOT, "README.md"))
-    parser.add_argument("--no-plot", action="store_true", help="do not draw the rooflines")
-    parser.add_argument("--check", action="store_true",
-                        help="with --from-csv: change nothing, exit 1 when the README's profile "
-                             "table differs from the CSV's")
-    parser.add_argument("--from-csv", help="profile nothing: render the table and rooflines of "
-                        "this profile.csv")
+    parser.add_argument("--results")
+    parser.add_argument("--from-csv")
     args = parser.parse_args(argv)
     if "--solution" in args.args:  # also after the chapter: the executables have no such flag
         args.args.remove("--solution")
