@@ -251,6 +251,13 @@ def tests(args):
     runs, so planted bugs (`EXE --list-bugs`) and large_cases.txt need no reconfiguring."""
     target, exe, me = args.target, args.executable, [sys.executable, str(Path(__file__).resolve())]
     tools, gpu = [f"--sanitizer={args.sanitizer or ''}", f"--ncu={args.ncu or ''}"], ["gpu"]
+    large = table("large_cases.txt", 5)  # checked first, so that a bad row is all that is printed
+    for row in large:
+        if row[0] not in ("on", "max") or not re.fullmatch("[a-z0-9_]+", row[1]) or \
+                row[2] not in PROBLEMS or row[4] not in ("pass", "refuse", "pass-or-refuse",
+                                                         "memcheck"):
+            fail("large_cases.txt: a row needs a tier (on, max), a name, a problem and an "
+                 f"expectation (pass, refuse, pass-or-refuse, memcheck): {' | '.join(row)}")
 
     def add(name, command, labels, timeout, **properties):
         def quote(text):
@@ -303,13 +310,7 @@ def tests(args):
                        ("boundary", "index_boundary")]:
         add(f"{target}.{name}", me + ["cases", exe, f"--mode={mode}"], gpu, 1200,
             **{"RESOURCE_LOCK": "course_gpu_memory"} if mode == "boundary" else {})
-    for row in table("large_cases.txt", 5):
-        tier, case, problem, arguments, expect = row
-        if tier not in ("on", "max") or not re.fullmatch("[a-z0-9_]+", case) or \
-                problem not in PROBLEMS or expect not in ("pass", "refuse", "pass-or-refuse",
-                                                          "memcheck"):
-            fail("large_cases.txt: a row needs a tier (on, max), a name, a problem and an "
-                 f"expectation (pass, refuse, pass-or-refuse, memcheck): {' | '.join(row)}")
+    for tier, case, problem, arguments, expect in large:
         if args.large == "MAX" or (args.large == "ON" and tier == "on"):
             check = ["sanitize", exe, "--tool=memcheck", tools[0]] if expect == "memcheck" else \
                 ["cases", exe, "--mode=large", f"--expect={expect}"]
