@@ -16,9 +16,9 @@ namespace ch07 {
 // The instructions of this file exist only in the sm_90a target (Hopper's own). Elsewhere the
 // kernels compile to a trap, and matmul() refuses the GPU before launching them.
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define COURSE_CH07_HOPPER 1
+#define COURSE_CH07_HOPPER 1  ///< device code for sm_90a: TMA, mbarrier waits and wgmma exist
 #else
-#define COURSE_CH07_HOPPER 0
+#define COURSE_CH07_HOPPER 0  ///< host code, or device code for a GPU without them
 #endif
 
 inline constexpr int kWarpSize = 32;           ///< threads in a warp
@@ -156,7 +156,9 @@ __device__ __forceinline__ void fence_accumulators(float (&acc)[kAccumulators]) 
     asm volatile("" : "+f"(acc[i])::"memory");
 }
 
+/// The asm operands of accumulators d[i] .. d[i + 3], read and written ("+f").
 #define COURSE_CH07_F4(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3])
+/// The asm operands of accumulators d[i] .. d[i + 15].
 #define COURSE_CH07_F16(i) \
   COURSE_CH07_F4(i), COURSE_CH07_F4(i + 4), COURSE_CH07_F4(i + 8), COURSE_CH07_F4(i + 12)
 
@@ -185,7 +187,7 @@ __device__ __forceinline__ void wgmma_tf32(float (&d)[kAccumulators], std::uint6
   (void)d;
   (void)a;
   (void)b;
-  __trap();    // unreachable: matmul() refuses a GPU or build without sm_90a
+  __trap();  // unreachable: matmul() refuses a GPU or build without sm_90a
 #endif
 }
 #undef COURSE_CH07_F16
