@@ -89,17 +89,19 @@ function(course_add_chapter)
 endfunction()
 
 # course_add_run_test(<target> <chNN> <student|solution> [args...]): CTest runs the executable
-# with the arguments (cmake/RunChapterExecutable.cmake): it fails on FAIL, and a student's edition
-# runs only on request. Labels: "gpu;solutions" for a solution, "gpu;chNN" for a student's.
+# with the arguments (`tests/reliability/reliability.py run`, with the Python that
+# cmake/CourseReliability.cmake found): it fails on FAIL, and a student's edition runs only on
+# request. Labels: "gpu;solutions" for a solution, "gpu;chNN" for a student's.
 function(course_add_run_test target label edition)
+  if(NOT Python3_Interpreter_FOUND)
+    return()
+  endif()
   set(labels gpu ${label})
   if(edition STREQUAL "solution")
     set(labels gpu solutions)
   endif()
-  add_test(NAME ${target}.run
-    COMMAND ${CMAKE_COMMAND} -DEXECUTABLE=$<TARGET_FILE:${target}> -DCHAPTER=${label}
-            -DEDITION=${edition} "-DARGS=${ARGN}"
-            -P ${PROJECT_SOURCE_DIR}/cmake/RunChapterExecutable.cmake)
+  add_test(NAME ${target}.run COMMAND ${COURSE_RELIABILITY} run $<TARGET_FILE:${target}>
+           --edition=${edition} --chapter=${label} -- ${ARGN})
   set_tests_properties(${target}.run PROPERTIES LABELS "${labels}"
     SKIP_REGULAR_EXPRESSION "SKIPPED:")
 endfunction()

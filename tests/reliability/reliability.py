@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """The reliability checks of a chapter executable EXE, one command per kind of check.
 
+  run EXE --edition=E --chapter=chNN -- ARGS   EXE ARGS exits with status 0 (3, no CUDA device: a
+                     skip); a student's edition runs only when COURSE_CHECK names its chapter (chNN
+                     or all), since it fails by design until the exercises are done
   bad-input EXE      every row of bad_input_table.txt that applies to EXE (its --help tells) is
                      refused: exit status 2, nothing on stdout, one "error: " line naming the flag
                      and the value (--expect-violations: EXE accepts anything, every row must fail)
@@ -11,6 +14,8 @@
   bughunt EXE --bug NAME --tool TOOL   a planted bug is caught by its tool
   tests EXE          the CMake code adding EXE's tests, which CTest reads when it runs
                      (cmake/CourseReliability.cmake)
+  no-spills SOURCE --pattern=P --nvcc=NVCC   SOURCE compiled for sm_90: every function whose mangled
+                     name matches P has a 0-byte stack frame and no spills (ptxas's resource report)
 The checks that run kernels are in kernel_checks.py.
 A check prints "SKIPPED: ..." (a CTest skip) where there is no CUDA device, no tool, or not enough
 memory for a case, and "FAIL: ..." with exit status 1 when it fails. --dry-run prints the command
@@ -43,13 +48,15 @@ def fail(why, details=""):
     sys.exit(1)
 
 
-def run(command, timeout, hide_device=False):
+def run(command, timeout, hide_device=False, capture=True):
     """(exit status, or why the command ended, as text; stdout; stderr). With hide_device the CUDA
-    runtime sees no device, even on a machine that has one."""
+    runtime sees no device, even on a machine that has one; without capture what the command
+    prints goes where this script's output goes (stdout and stderr are then None)."""
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="") if hide_device else None
+    sys.stdout.flush()
     try:
-        done = subprocess.run(command, env=env, capture_output=True, text=True, errors="replace",
-                              timeout=timeout)
+        done = subprocess.run(command, env=env, capture_output=capture, text=True,
+                              errors="replace", timeout=timeout)
     except subprocess.TimeoutExpired:
         return f"it ran past {timeout} s", "", ""
     except OSError as error:
@@ -245,6 +252,43 @@ def no_device(args):
     print(f"no visible CUDA device: exit status 3 and one line: {err}")
 
 
+def run_executable(args):
+    wanted = os.environ.get("COURSE_CHECK", "").split(",")
+    if args.edition == "student" and args.chapter not in wanted and "all" not in wanted:
+        skip(f"your own {args.chapter} kernels are checked on request: "
+             f"COURSE_CHECK={args.chapter} ctest --test-dir <build> -L {args.chapter}")
+    code = run([args.executable] + args.arguments, None, capture=False)[0]
+    if code == 3:
+        skip("no CUDA device")
+    if code != 0:
+        fail(f"{args.executable} exited with status {code}")
+
+
+def no_spills(args):
+    root = HERE.parent.parent  # the chapters' probes include "chapters/..." and <course/...>
+    code, out, err = run([args.nvcc or "nvcc", "-std=c++17", "-O3", "-arch=sm_90", "-c",
+                          args.executable, "-o", os.devnull, "--resource-usage", f"-I{root}",
+                          f"-I{root / 'common' / 'include'}"], None)
+    if code != 0:
+        fail(f"nvcc failed ({code}):\n{err.rstrip()}")
+    # ptxas prints, per function:
+    #   ptxas info    : Function properties for <mangled name>
+    #       <S> bytes stack frame, <T> bytes spill stores, <L> bytes spill loads
+    report, bad = out + err, []
+    checked = [entry for entry in re.findall("Function properties for ([^\n]*)\n([^\n]*)",
+                                             report) if re.search(args.pattern, entry[0])]
+    for name, line in checked:
+        found = re.search("([0-9]+) bytes stack frame, ([0-9]+) bytes spill stores, ([0-9]+) "
+                          "bytes spill loads", line)
+        if not found or any(int(value) for value in found.groups()):
+            bad.append(f"  {name}: {line.strip()}")
+    if not checked:
+        fail(f"no function matching '{args.pattern}' in the resource report:\n{report.rstrip()}")
+    if bad:
+        fail("kernels with a stack frame or spills:\n" + "\n".join(bad))
+    print(f"{len(checked)} functions matching '{args.pattern}': no stack frame, no spills")
+
+
 def tests(args):
     """CMake code adding the reliability tests of EXE as --target, --edition student, solution or
     planted (the bug-hunt harness's made-up chapter: its bugs only). CTest reads it each time it
@@ -325,12 +369,13 @@ def main():
     import kernel_checks
     checks = {"bad-input": bad_input, "no-device": no_device, "cases": kernel_checks.cases,
               "sanitize": kernel_checks.sanitize, "wrong-result": kernel_checks.wrong_result,
-              "bughunt": kernel_checks.bughunt, "tests": tests}
+              "bughunt": kernel_checks.bughunt, "tests": tests, "run": run_executable,
+              "no-spills": no_spills}
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("check", choices=checks)
     parser.add_argument("executable")
     for option in ("--tool", "--bug", "--target", "--args", "--expect-finding", "--sanitizer",
-                   "--ncu"):
+                   "--ncu", "--chapter", "--pattern", "--nvcc"):
         parser.add_argument(option)
     parser.add_argument("--mode", choices=["edge", "refuse", "grid", "boundary", "large"])
     parser.add_argument("--problem", choices=PROBLEMS)
@@ -339,7 +384,10 @@ def main():
     parser.add_argument("--large", default="OFF", help="COURSE_LARGE_TESTS: OFF, ON or MAX")
     parser.add_argument("--expect-violations", action="store_true")
     parser.add_argument("--dry-run", action="store_true")
-    args = parser.parse_args()
+    argv = sys.argv[1:]  # run's ARGS: all that follows "--"
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args = parser.parse_args(argv[:cut])
+    args.arguments = argv[cut + 1:]
     checks[args.check](args)
 
 
