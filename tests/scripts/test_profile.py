@@ -209,6 +209,28 @@ class WholeScript(unittest.TestCase):
         self.assertEqual(check.returncode, 1)
         self.assertIn("differs", check.stderr)
 
+    def test_records_a_csv_brought_back(self):
+        # A profile.csv from another machine, recorded: it replaces results/profile.csv, which
+        # the README's table is checked against.
+        self.assertEqual(self.run_script("--solution", "9").returncode, 0)
+        recorded = os.path.join(self.folder, "results", "profile.csv")
+        brought = os.path.join(self.folder, "brought_back.csv")
+        with open(recorded) as handle:
+            rows = list(csv.DictReader(handle))
+        with open(brought, "w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows[:1])
+        readme = os.path.join(self.folder, "README.md")
+        with open(readme, "w") as handle:
+            handle.write("<!-- profile:begin -->\nold\n<!-- profile:end -->\n")
+        record = self.run_script("--from-csv", brought, "--update-readme", "--readme", readme)
+        self.assertEqual(record.returncode, 0, record.stderr)
+        with open(recorded) as handle:
+            self.assertEqual(len(list(csv.DictReader(handle))), 1)
+        self.assertEqual(self.run_script("--from-csv", recorded, "--check",
+                                         "--readme", readme).returncode, 0)
+
     def test_without_ncu(self):
         env = dict(self.env, NCU="", PATH="/usr/bin:/bin")
         if shutil.which("ncu", path=env["PATH"]) or os.path.exists("/usr/local/cuda/bin/ncu"):
