@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Tests of scripts/setup.sh's installing (course_install_for), with no network and no real apt:
+PATH holds only stand-ins, so the test decides which tools are "installed" and how apt behaves.
+  - apt that cannot reach its sources (as offline: warnings from update, "Unable to locate
+    package" from install) must give one line that names the missing packages and the command
+    that installs them, and none of apt's own messages;
+  - the main job (run) needs CMake, a compiler and Ninja only: without Doxygen, Graphviz and
+    matplotlib it goes on, with one line about the plot;
+  - the test job (test) still needs Doxygen and Graphviz and Catch2, with the same clear line;
+  - without apt-get at all, the line says so;
+  - with a working apt, what was missing is installed and nothing is said about it.
+
+    python3 tests/scripts/test_setup.py   (exit 0 when every case holds; KEEP_WORK=1 keeps the
+                                           scratch folder)
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from support import ROOT, write_executable
+
+SUCCEED = "#!/bin/sh\nexit 0\n"
+# python3 -c "...import MODULE" succeeds for the modules of $FAKE_PY_MODULES only.
+PYTHON = """#!/bin/sh
+[ "$1" = "-c" ] || exit 0
+for module in $FAKE_PY_MODULES; do
+  case "$2" in *"import $module") exit 0 ;; esac
+done
+exit 1
+"""
+# dpkg -s PACKAGE knows the packages of $FAKE_DPKG_INSTALLED.
+DPKG = """#!/bin/sh
+[ "$1" = "-s" ] || exit 2
+for installed in $FAKE_DPKG_INSTALLED; do
+  [ "$installed" = "$2" ] && exit 0
+done
+echo "dpkg-query: package '$2' is not installed" >&2
+exit 1
+"""
+APT_GET = {  # as without a network; installing each package by adding its tool; must not run
+    "offline": """#!/bin/sh
+case "$1" in
+  update)
+    echo "W: Failed to fetch http://deb.debian.org/debian/dists/bookworm/InRelease  Temporary \
+failure resolving 'deb.debian.org'" >&2
+    echo "W: Some index files failed to download. They have been ignored, or old ones used \
+instead." >&2
+    exit 0 ;;
+esac
+for package in "$@"; do
+  case "$package" in -*|install) ;; *) echo "E: Unable to locate package $package" >&2 ;; esac
+done
+exit 100
+""",
+    "working": """#!/bin/sh
+[ "$1" = update ] && exit 0
+for package in "$@"; do
+  case "$package" in
+    cmake) tool=cmake ;; g++) tool=c++ ;; ninja-build) tool=ninja ;; doxygen) tool=doxygen ;;
+    graphviz) tool=dot ;; python3) tool=python3 ;; *) continue ;;
+  esac
+  printf '#!/bin/sh\\nexit 0\\n' >"BIN/$tool"
+  chmod +x "BIN/$tool"
+done
+exit 0
+""",
+    "never": '#!/bin/sh\necho "apt-get was called" >&2\nexit 100\n'}
+
+WORK = tempfile.mkdtemp()
+INSTALL = "apt-get install" if os.geteuid() == 0 else "sudo apt-get install"
+failures = []
+
+
+def fail(why):
+    print(f"FAIL: {why}")
+    failures.append(why)
+
+
+def make_bin(name, apt, *tools):
+    """$WORK/NAME, holding the basic tools the set-up uses, stubs that succeed for the TOOLS
+    ("installed"), stand-ins for sudo (runs the command), dpkg and python3 (when among the
+    TOOLS), and an apt-get that is APT: offline, working, never, or none (no apt-get)."""
+    folder = os.path.join(WORK, name)
+    os.makedirs(folder)
+    for tool in "bash sh env mktemp cat grep rm id dirname printf tr sed head tail chmod".split():
+        if shutil.which(tool):
+            os.symlink(shutil.which(tool), os.path.join(folder, tool))
+    stand_ins = dict({tool: SUCCEED for tool in tools}, sudo='#!/bin/sh\nexec "$@"\n', dpkg=DPKG)
+    stand_ins.update({"python3": PYTHON} if "python3" in tools else {})
+    stand_ins.update({"apt-get": APT_GET[apt].replace("BIN", folder)} if apt in APT_GET else {})
+    for tool, text in stand_ins.items():
+        write_executable(os.path.join(folder, tool), text)
+    return folder
+
+
+def run_case(folder, job, dpkg="", modules=""):
+    """(exit status, stdout, stderr) of course_install_for JOB with PATH=FOLDER: only the stand-ins
+    answer (Python from PATH, Catch2's CMake files under $WORK/prefix)."""
+    env = dict(PATH=folder, HOME=WORK, TMPDIR=WORK, FAKE_DPKG_INSTALLED=dpkg,
+               FAKE_PY_MODULES=modules, COURSE_PYTHONS="python3",
+               COURSE_CMAKE_PREFIXES=os.path.join(WORK, "prefix"))
+    done = subprocess.run([os.path.join(folder, "bash"), "-c",
+                           'source "$1/scripts/setup.sh"; course_install_for "$2"', "_", ROOT,
+                           job], env=env, capture_output=True, text=True, timeout=60)
+    return done.returncode, done.stdout.rstrip("\n"), done.stderr.rstrip("\n")
+
+
+def expect(result, what, ok, pattern):
+    """The exit status (0 or not, as OK), exactly one line on stderr, matching the regular
+    expression PATTERN, and none of apt's own messages."""
+    status, out, err = result
+    if ok and status != 0:
+        fail(f"{what}: exit status {status}: {err}")
+    if not ok and status == 0:
+        fail(f"{what}: exit status 0")
+    if len(err.splitlines()) != 1:
+        fail(f"{what}: expected one line on stderr, got {len(err.splitlines())}: {err}")
+    if re.search("^(E|W): ", f"{out}\n{err}", re.M):
+        fail(f"{what}: apt's own messages were printed: {out} {err}")
+    if not re.search(pattern, err, re.M):
+        fail(f"{what}: stderr does not say '{pattern}': {err}")
+
+
+def main():
+    # 1. The main job, offline, without CMake and Ninja: one error line naming both and the command.
+    result = run_case(make_bin("bin1", "offline", "c++", "python3"), "run",
+                      dpkg="catch2 python3-matplotlib")
+    expect(result, "run, offline, cmake and ninja missing", False, "^error: missing cmake "
+           "ninja-build, and apt cannot reach its package sources: install with "
+           f"`{INSTALL} cmake ninja-build`")
+    if re.search("doxygen|graphviz", result[2]):
+        fail(f"run, offline: the main job asked for the documentation tools: {result[2]}")
+
+    # 2. The main job, offline, with what it needs but no Doxygen, Graphviz or matplotlib (neither
+    #    from apt nor importable by Python): goes on, with one line saying the plot is skipped and
+    #    how to get it.
+    folder = make_bin("bin2", "offline", "c++", "cmake", "ninja", "python3")
+    expect(run_case(folder, "run", dpkg="catch2"), "run, offline, only matplotlib missing", True,
+           f"^note: python3-matplotlib is not installed.*plot is skipped.*{INSTALL} "
+           "python3-matplotlib")
+
+    # 3. The test job, offline, without Doxygen and Graphviz: they are still needed.
+    expect(run_case(folder, "test", dpkg="catch2 python3-matplotlib"),
+           "test, offline, no Doxygen", False,
+           f"^error: missing doxygen graphviz, .*{INSTALL} doxygen graphviz")
+
+    # 4. The test job without Catch2: needed too, named the same way.
+    expect(run_case(folder, "test", dpkg="python3-matplotlib"), "test, offline, no Catch2", False,
+           f"^error: missing catch2 doxygen graphviz, .*{INSTALL} catch2 doxygen graphviz")
+
+    # 5. No apt-get at all.
+    expect(run_case(make_bin("bin5", "none", "c++", "python3"), "run", dpkg="catch2"),
+           "no apt-get", False, "^error: missing cmake ninja-build, and there is no apt-get here")
+
+    # 6. A working apt installs what is missing, quietly.
+    folder = make_bin("bin6", "working", "c++", "python3")
+    status, _, err = run_case(folder, "run", dpkg="catch2 python3-matplotlib")
+    if status != 0:
+        fail(f"working apt: exit status {status}: {err}")
+    if not all(os.access(os.path.join(folder, tool), os.X_OK) for tool in ("cmake", "ninja")):
+        fail("working apt: cmake and ninja were not installed")
+    if err:
+        fail(f"working apt: something was printed on stderr: {err}")
+
+    # 7. Everything present: nothing to install, apt never called.
+    folder = make_bin("bin7", "never", "c++", "cmake", "ninja", "python3", "doxygen", "dot")
+    status, _, err = run_case(folder, "test", dpkg="catch2 python3-matplotlib")
+    if status != 0 or err:
+        fail(f"everything present: status {status}, stderr: {err}")
+
+    # 8. matplotlib installed with pip and Catch2 built from source: dpkg knows neither, but both
+    #    are there, so nothing is installed and nothing is said (a machine set up without apt).
+    os.makedirs(os.path.join(WORK, "prefix", "lib", "cmake", "Catch2"))
+    open(os.path.join(WORK, "prefix", "lib", "cmake", "Catch2", "Catch2Config.cmake"), "w").close()
+    status, _, err = run_case(folder, "test", modules="matplotlib")
+    if status != 0 or err:
+        fail(f"matplotlib from pip, Catch2 from source: status {status}, stderr: {err}")
+
+    if failures:
+        print(f"{len(failures)} case(s) failed")
+        return 1
+    print("setup: all cases hold")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    finally:
+        if not os.environ.get("KEEP_WORK"):
+            shutil.rmtree(WORK)
