@@ -128,7 +128,7 @@ def best_chapter_text(group):
     best = max(passed, key=lambda r: float(r["rate"]))
     label = column_label(best)
     cublas = number(best["cublas_percent"])
-    # The baseline of the same arithmetic (cuBLAS TF32 for the tensor-core chapter).
+    # The baseline of the same arithmetic (cuBLAS TF32 for the tensor-core chapters).
     reference = best["cublas_reference"]
     if cublas is not None and any(is_result(r) and r["implementation"] == reference for r in group):
         return f"{label}: {cublas:.0f}% of {reference}"
@@ -200,7 +200,7 @@ def render_table(rows, goals=None, image=None):
         "conv2d in Gpixel/s, conv1d in Gsample/s; in brackets the speedup over the previous "
         "chapter. cuBLAS SGEMM runs in pedantic FP32 (`CUBLAS_PEDANTIC_MATH`: TF32 off)"
         + (", cuBLAS TF32 with `CUBLAS_TF32_TENSOR_OP_MATH` (the baseline of the tensor-core "
-           "chapter)" if CUBLAS_TF32 in columns else "")
+           "chapters)" if CUBLAS_TF32 in columns else "")
         + ". The ceiling is the FP32 peak (for minplus the min-plus step peak) or, where it is "
         "lower, the memory-bandwidth bound.",
         "",
