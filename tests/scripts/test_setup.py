@@ -85,7 +85,8 @@ def make_bin(name, apt, *tools):
     for tool in "bash sh env mktemp cat grep rm id dirname printf tr sed head tail chmod".split():
         if shutil.which(tool):
             os.symlink(shutil.which(tool), os.path.join(folder, tool))
-    stand_ins = dict({tool: "#!/bin/sh\nexit 0\n" for tool in tools}, sudo='#!/bin/sh\nexec "$@"\n', dpkg=DPKG)
+    stand_ins = dict({tool: "#!/bin/sh\nexit 0\n" for tool in tools}, dpkg=DPKG,
+                     sudo='#!/bin/sh\nexec "$@"\n')
     stand_ins.update({"python3": PYTHON} if "python3" in tools else {})
     stand_ins.update({"apt-get": APT_GET[apt].replace("BIN", folder)} if apt in APT_GET else {})
     for tool, text in stand_ins.items():
@@ -170,8 +171,9 @@ def main():
 
     # 8. matplotlib installed with pip and Catch2 built from source: dpkg knows neither, but both
     #    are there, so nothing is installed and nothing is said (a machine set up without apt).
-    os.makedirs(os.path.join(WORK, "prefix", "lib", "cmake", "Catch2"))
-    open(os.path.join(WORK, "prefix", "lib", "cmake", "Catch2", "Catch2Config.cmake"), "w").close()
+    catch2 = os.path.join(WORK, "prefix", "lib", "cmake", "Catch2")
+    os.makedirs(catch2)
+    open(os.path.join(catch2, "Catch2Config.cmake"), "w").close()
     status, _, err = run_case(folder, "test", modules="matplotlib")
     if status != 0 or err:
         fail(f"matplotlib from pip, Catch2 from source: status {status}, stderr: {err}")
