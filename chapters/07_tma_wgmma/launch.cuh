@@ -144,6 +144,9 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
   const std::size_t shared_bytes = product_shared_bytes(Stages);
   require_hopper(reinterpret_cast<const void*>(kernel), shared_bytes);
   const int padded_k = course::round_up_checked(k, 4, "k");
+  // The last tile's rows and columns, counted in int, must not pass INT_MAX.
+  course::round_up_checked(m, kTileRows, "m");
+  course::round_up_checked(n, kTileCols, "n");
   const long long tiles = course::ceil_div(m, kTileRows) * course::ceil_div(n, kTileCols);
   course::require(tiles <= 0x7fffffffLL, "matmul: too many 128 x 256 tiles for one grid");
   const course::PadPlan a_plan = course::plan_pad(m, k, m, padded_k);
