@@ -30,7 +30,8 @@ inline constexpr course::Exercise kExercises[] = {
     {"6.2", "matmul", "step 1: the element of A or B that a lane's fragment register holds"},
     {"6.3", "matmul", "every step: the warp's mma.sync over its 4 x 8 instruction tiles"},
     {"6.4", "matmul", "every step: the write-back of the accumulators into C"},
-    {"6.5", "matmul", "steps 2 and 3: the shared row each lane points ldmatrix at"},
+    {"6.5", "matmul", "steps 2, 3 and 4: the shared row each lane points ldmatrix at"},
+    {"6.6", "matmul", "step 4: where the swizzled layout keeps a 16-byte chunk of a stage's row"},
 };
 
 /// The steps in which the lesson builds the product kernel. matmul() takes one as its trailing
@@ -38,7 +39,8 @@ inline constexpr course::Exercise kExercises[] = {
 enum class Step {
   mma,       ///< step 1: mma.sync fed by one 32-bit shared load per fragment element
   ldmatrix,  ///< step 2: the fragments read with ldmatrix
-  pipeline,  ///< step 3: step 2 with three stages, two batches in flight (the solution)
+  pipeline,  ///< step 3: step 2 with three stages, two batches in flight
+  swizzle,   ///< step 4: step 3 with rows of 32 floats, their chunks swizzled (the solution)
 };
 
 /// A step and its name on the command line.
@@ -49,8 +51,10 @@ struct StepName {
 
 /// The steps that `--variant` offers, the default first: the chapter's solution, then the lesson's
 /// steps back to the first.
-inline constexpr StepName kSteps[] = {
-    {Step::pipeline, "pipeline"}, {Step::ldmatrix, "ldmatrix"}, {Step::mma, "mma"}};
+inline constexpr StepName kSteps[] = {{Step::swizzle, "swizzle"},
+                                      {Step::pipeline, "pipeline"},
+                                      {Step::ldmatrix, "ldmatrix"},
+                                      {Step::mma, "mma"}};
 
 /// How this chapter's matmul multiplies: TF32 inputs, FP32 sums. Its checks use the TF32
 /// tolerance of course/check.hpp.
@@ -84,10 +88,10 @@ inline void require_tensor_cores(std::size_t shared_bytes) {
                       std::to_string(optin_limit) + ")");
 }
 
-/// The product on tensor cores with fragments read by @p Loader through @p Stages shared stages:
-/// the pre-pass (course/prepass.cuh) rounds A and B to TF32 and pads them with zeros into scratch
-/// memory, B transposed, then product_kernel<Loader, Stages> runs. All launches go to @p s; the
-/// scratch is freed on it after the product.
+/// The product on tensor cores with fragments read by @p Loader through @p Stages shared stages
+/// (laid out as Loader::Layout says): the pre-pass (course/prepass.cuh) rounds A and B to TF32
+/// and pads them with zeros into scratch memory, B transposed, then product_kernel<Loader, Stages>
+/// runs. All launches go to @p s; the scratch is freed on it after the product.
 template <class Loader, int Stages>
 void launch_product(const float* A, const float* B, float* C, int m, int n, int k, cudaStream_t s) {
   course::require_positive(m, "m");
@@ -95,7 +99,7 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
   course::require_positive(k, "k");
   course::require(A != nullptr && B != nullptr && C != nullptr, "matrix pointers must not be null");
   const course::PaddedSizes padded = course::padded_sizes<kTileRows, kTileCols, kBatch>(m, n, k);
-  const std::size_t shared_bytes = product_shared_bytes(Stages);
+  const std::size_t shared_bytes = product_shared_bytes<typename Loader::Layout>(Stages);
   require_tensor_cores(shared_bytes);
   // Every grid first: a size the grids cannot cover is refused before anything is allocated.
   // A stays m x k; B becomes B^T (n x k), so that both tiles of a stage hold rows of k.
@@ -131,10 +135,13 @@ inline void matmul(const float* A, const float* B, float* C, int m, int n, int k
       launch_product<PlainLoader, 2>(A, B, C, m, n, k, s);
       break;
     case Step::ldmatrix:
-      launch_product<LdmatrixLoader, 2>(A, B, C, m, n, k, s);
+      launch_product<LdmatrixLoader<PaddedRows>, 2>(A, B, C, m, n, k, s);
       break;
     case Step::pipeline:
-      launch_product<LdmatrixLoader, kStages>(A, B, C, m, n, k, s);
+      launch_product<LdmatrixLoader<PaddedRows>, kStages>(A, B, C, m, n, k, s);
+      break;
+    case Step::swizzle:
+      launch_product<LdmatrixLoader<SwizzledRows>, kStages>(A, B, C, m, n, k, s);
       break;
   }
 }

@@ -22,18 +22,19 @@ inline constexpr int kMmaK = 8;   ///< k-steps per instruction
 inline constexpr int kMmaTilesDown = kWarpTile / kMmaM;    ///< instruction tiles down a warp tile
 inline constexpr int kMmaTilesAcross = kWarpTile / kMmaN;  ///< instruction tiles across it
 inline constexpr int kBatch = 32;  ///< k-steps per batch: the floats of a stage's row
-inline constexpr int kStages = 3;  ///< step 3's stages (steps 1 and 2: two)
+inline constexpr int kStages = 3;  ///< the stages of steps 3 and 4 (steps 1 and 2: two)
 inline constexpr int kProductThreads = kWarpsDown * kWarpsAcross * kWarpSize;  ///< threads
 inline constexpr int kQuad = 4;  ///< floats in one float4
-/// Floats between rows of a stage: 4 more than kBatch, so that the 8 rows a fragment or ldmatrix
-/// reads together fall on different banks. Any multiple of kQuad works.
+/// Floats between rows of a stage in steps 1-3: 4 more than kBatch, so that the 8 rows a fragment
+/// or ldmatrix reads together fall on different banks. Any multiple of kQuad works.
 inline constexpr int kPitch = kBatch + kQuad;
-inline constexpr int kStageFloats = (kTileRows + kTileCols) * kPitch;  ///< the A, then B^T tile
-inline constexpr int kQuadsPerRow = kBatch / kQuad;  ///< float4 slots in a row of a stage
+inline constexpr int kQuadsPerRow = kBatch / kQuad;  ///< 16-byte chunks (float4s) of k in a row
 
-/// Bytes of dynamic shared memory with @p stages stages (two: 110592, three: 165888).
+/// Bytes of dynamic shared memory with @p stages stages laid out as @p Layout says (PaddedRows:
+/// two 110592, three 165888; SwizzledRows: three 147456).
+template <class Layout>
 constexpr std::size_t product_shared_bytes(int stages) {
-  return static_cast<std::size_t>(stages) * kStageFloats * sizeof(float);
+  return static_cast<std::size_t>(stages) * Layout::kStageFloats * sizeof(float);
 }
 
 static_assert(kTileRows * kQuadsPerRow % kProductThreads == 0 &&
@@ -41,6 +42,8 @@ static_assert(kTileRows * kQuadsPerRow % kProductThreads == 0 &&
               "every thread copies the same number of float4s per stage");
 static_assert(kMmaTilesAcross % 2 == 0, "one ldmatrix.x4 loads the B fragments of two tiles");
 static_assert(kPitch % kQuad == 0, "rows start 16-byte aligned, as cp.async and ldmatrix need");
+static_assert(kTileRows % 8 == 0 && kWarpTile % 8 == 0 && kMmaN % 8 == 0,
+              "the swizzle repeats every 8 rows; every tile a loader reads starts on such a row");
 
 // clang-format off
 // mma.sync.m16n8k8 with TF32 operands (PTX ISA, "Matrix fragments for mma.m16n8k8"). Lane l of
@@ -127,17 +130,56 @@ __host__ __device__ constexpr int ldmatrix_offset(int lane, bool for_a) {
   // EXERCISE 6.5 end
 }
 
+/// Steps 1-3's stages: rows padded to kPitch floats, the 16-byte chunks of a row in order.
+struct PaddedRows {
+  static constexpr int kRowFloats = kPitch;  ///< floats from one row of a stage to the next
+  static constexpr int kStageFloats = (kTileRows + kTileCols) * kRowFloats;  ///< A, then B^T
+  /// The float offset of chunk @p chunk (k 4 chunk .. 4 chunk + 3) of row @p row of a tile.
+  __host__ __device__ static constexpr int chunk_offset(int row, int chunk) {
+    return row * kPitch + chunk * kQuad;
+  }
+  /// Where lane @p lane points ldmatrix for k-steps @p k8 .. @p k8 + 7 of an instruction tile of
+  /// A (@p for_a) or of two of B^T, from the tile's first row.
+  __host__ __device__ static constexpr int lane_offset(int lane, bool for_a, int k8) {
+    return ldmatrix_offset(lane, for_a) + k8;
+  }
+};
+
+/// Step 4's stages: rows of kBatch floats (128 bytes, no padding), the 16-byte chunks of each row
+/// in an order of its own (a swizzle), so that the 8 rows ldmatrix reads together still fall on
+/// different banks. Chapter 7's TMA copies write this layout.
+struct SwizzledRows {
+  static constexpr int kRowFloats = kBatch;  ///< floats from one row of a stage to the next
+  static constexpr int kStageFloats = (kTileRows + kTileCols) * kRowFloats;  ///< A, then B^T
+  /// Exercise 6.6: the float offset of chunk @p chunk (k 4 chunk .. 4 chunk + 3) of row @p row of a
+  /// tile (a tile starts on a multiple of 8 rows).
+  __host__ __device__ static constexpr int chunk_offset(int row, int chunk) {
+    // EXERCISE 6.6 begin: a row is 128 bytes, 8 chunks, and nothing pads it. ldmatrix reads
+    // the same chunk of 8 rows together (rows 8i .. 8i + 7 of a tile). Where in its own row
+    // must each chunk go, so that for every chunk those 8 rows keep it in 8 different places?
+    return row * kBatch + (chunk ^ (row % kQuadsPerRow)) * kQuad;
+    // EXERCISE 6.6 end
+  }
+  /// As PaddedRows::lane_offset(): the row and k of ldmatrix_offset() (its row * kPitch + k),
+  /// where chunk_offset() stores them, @p k8 further along the row.
+  __host__ __device__ static constexpr int lane_offset(int lane, bool for_a, int k8) {
+    const int padded = ldmatrix_offset(lane, for_a);
+    return chunk_offset(padded / kPitch, (padded % kPitch + k8) / kQuad);
+  }
+};
+
 /// Step 1: every fragment register with its own 32-bit shared load, at operand_position().
 struct PlainLoader {
-  /// Loads the warp's fragments from @p a_tile (A) and @p b_tile (B^T) for 8 k-steps.
-  __device__ static void load(const float* a_tile, const float* b_tile, int lane,
+  using Layout = PaddedRows;  ///< how the stages hold the tiles this loader reads
+  /// Loads the warp's fragments for k-steps @p k8 .. @p k8 + 7 from @p a_tile (A), @p b_tile (B^T).
+  __device__ static void load(const float* a_tile, const float* b_tile, int k8, int lane,
                               FragmentA (&a)[kMmaTilesDown], FragmentB (&b)[kMmaTilesAcross]) {
 #pragma unroll
     for (int i = 0; i < kMmaTilesDown; ++i) {
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
         const Position p = operand_position(lane, r, true);
-        a[i].reg[r] = __float_as_uint(a_tile[(i * kMmaM + p.row) * kPitch + p.col]);
+        a[i].reg[r] = __float_as_uint(a_tile[(i * kMmaM + p.row) * kPitch + k8 + p.col]);
       }
     }
 #pragma unroll
@@ -145,24 +187,27 @@ struct PlainLoader {
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         const Position p = operand_position(lane, r, false);
-        b[j].reg[r] = __float_as_uint(b_tile[(j * kMmaN + p.row) * kPitch + p.col]);
+        b[j].reg[r] = __float_as_uint(b_tile[(j * kMmaN + p.row) * kPitch + k8 + p.col]);
       }
     }
   }
 };
 
-/// Steps 2 and 3: whole fragments with ldmatrix.x4.
+/// Steps 2-4: whole fragments with ldmatrix.x4, from stages laid out as @p StageLayout says.
+template <class StageLayout>
 struct LdmatrixLoader {
+  using Layout = StageLayout;  ///< PaddedRows (steps 2 and 3) or SwizzledRows (step 4)
   /// As PlainLoader::load().
-  __device__ static void load(const float* a_tile, const float* b_tile, int lane,
+  __device__ static void load(const float* a_tile, const float* b_tile, int k8, int lane,
                               FragmentA (&a)[kMmaTilesDown], FragmentB (&b)[kMmaTilesAcross]) {
+    constexpr int kRow = Layout::kRowFloats;
 #pragma unroll
     for (int i = 0; i < kMmaTilesDown; ++i)
-      ldmatrix_x4(a[i].reg, a_tile + i * kMmaM * kPitch + ldmatrix_offset(lane, true));
+      ldmatrix_x4(a[i].reg, a_tile + i * kMmaM * kRow + Layout::lane_offset(lane, true, k8));
 #pragma unroll
     for (int j = 0; j < kMmaTilesAcross; j += 2) {
       unsigned reg[4];
-      ldmatrix_x4(reg, b_tile + j * kMmaN * kPitch + ldmatrix_offset(lane, false));
+      ldmatrix_x4(reg, b_tile + j * kMmaN * kRow + Layout::lane_offset(lane, false, k8));
       b[j] = {{reg[0], reg[1]}};
       b[j + 1] = {{reg[2], reg[3]}};
     }
@@ -177,7 +222,7 @@ __device__ __forceinline__ void multiply_batch(const float* a_tile, const float*
   for (int k8 = 0; k8 < kBatch; k8 += kMmaK) {
     FragmentA a[kMmaTilesDown];
     FragmentB b[kMmaTilesAcross];
-    Loader::load(a_tile + k8, b_tile + k8, lane, a, b);
+    Loader::load(a_tile, b_tile, k8, lane, a, b);
     // EXERCISE 6.3 begin: the warp holds 4 fragments of A and 8 of B. Which products make its
     // 4 x 8 accumulator tiles? Unroll every loop, so that acc stays in registers.
 #pragma unroll
@@ -251,24 +296,26 @@ __device__ __forceinline__ void cp_async_wait() {
 #endif
 }
 
-/// Starts the copies of a stage from @p a (`ap[row0][k0]`) and @p bt (`btp[col0][k0]`).
+/// Starts the copies of a stage from @p a (`ap[row0][k0]`) and @p bt (`btp[col0][k0]`), each
+/// chunk of 16 bytes to where @p Layout keeps it.
+template <class Layout>
 __device__ __forceinline__ void copy_stage(float* stage, const float* a, const float* bt,
                                            std::size_t pitch, int thread) {
   float* a_tile = stage;
-  float* b_tile = stage + kTileRows * kPitch;
+  float* b_tile = stage + kTileRows * Layout::kRowFloats;
 #pragma unroll
   for (int i = 0; i < kTileRows * kQuadsPerRow / kProductThreads; ++i) {
     const int q = thread + i * kProductThreads;
     const int row = q / kQuadsPerRow;
-    const int col = (q % kQuadsPerRow) * kQuad;
-    cp_async_16(a_tile + row * kPitch + col, a + row * pitch + col);
+    const int chunk = q % kQuadsPerRow;
+    cp_async_16(a_tile + Layout::chunk_offset(row, chunk), a + row * pitch + chunk * kQuad);
   }
 #pragma unroll
   for (int i = 0; i < kTileCols * kQuadsPerRow / kProductThreads; ++i) {
     const int q = thread + i * kProductThreads;
     const int row = q / kQuadsPerRow;
-    const int col = (q % kQuadsPerRow) * kQuad;
-    cp_async_16(b_tile + row * kPitch + col, bt + row * pitch + col);
+    const int chunk = q % kQuadsPerRow;
+    cp_async_16(b_tile + Layout::chunk_offset(row, chunk), bt + row * pitch + chunk * kQuad);
   }
 }
 
@@ -278,6 +325,8 @@ __global__ void __launch_bounds__(kProductThreads)
     product_kernel(const float* __restrict__ ap, const float* __restrict__ btp,
                    float* __restrict__ c, int m, int n, int padded_k) {
   static_assert(Stages >= 2, "one stage is multiplied while the next is copied");
+  using Layout = typename Loader::Layout;  // how copy_stage() stores the tiles Loader reads
+  constexpr int kStageFloats = Layout::kStageFloats;
   extern __shared__ float4 shared_quads[];  // float4: 16-byte alignment for cp.async and ldmatrix
   float* stages = reinterpret_cast<float*>(shared_quads);
   const int thread = threadIdx.x;
@@ -291,15 +340,15 @@ __global__ void __launch_bounds__(kProductThreads)
   const std::size_t pitch = static_cast<std::size_t>(padded_k);
   const float* a = ap + static_cast<std::size_t>(row0) * pitch;
   const float* bt = btp + static_cast<std::size_t>(col0) * pitch;
-  const int a_offset = warp_row * kPitch;                // the warp's rows of A
-  const int b_offset = (kTileRows + warp_col) * kPitch;  // and of B^T, in a stage
+  const int a_offset = warp_row * Layout::kRowFloats;                // the warp's rows of A
+  const int b_offset = (kTileRows + warp_col) * Layout::kRowFloats;  // and of B^T, in a stage
   const int batches = padded_k / kBatch;
   // Batches b + 1 .. b + Stages - 1 in flight while b is multiplied; every trip commits one group
   // (empty near the end), so "all but the newest Stages - 2 groups have landed" means "b has".
 #pragma unroll
   for (int s = 0; s < Stages - 1; ++s) {
     if (s < batches)
-      copy_stage(stages + s * kStageFloats, a + s * kBatch, bt + s * kBatch, pitch, thread);
+      copy_stage<Layout>(stages + s * kStageFloats, a + s * kBatch, bt + s * kBatch, pitch, thread);
     cp_async_commit();
   }
   for (int batch = 0; batch < batches; ++batch) {
@@ -307,8 +356,8 @@ __global__ void __launch_bounds__(kProductThreads)
     __syncthreads();  // batch is in its stage; the stage of batch - 1 is free
     const int next = batch + Stages - 1;
     if (next < batches) {
-      copy_stage(stages + (next % Stages) * kStageFloats, a + next * kBatch, bt + next * kBatch,
-                 pitch, thread);
+      copy_stage<Layout>(stages + (next % Stages) * kStageFloats, a + next * kBatch,
+                         bt + next * kBatch, pitch, thread);
     }
     cp_async_commit();
     const float* stage = stages + (batch % Stages) * kStageFloats;

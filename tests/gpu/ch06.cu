@@ -1,6 +1,6 @@
 // Chapter 6 kernels against the CPU reference, with the TF32 tolerance (course/check.hpp), for
-// every step of the lesson (mma, ldmatrix, pipeline): the course's awkward sizes, sizes just
-// below, at and above multiples of the 128 x 256 block tile, of the 64 x 64 warp tile, of the
+// every step of the lesson (mma, ldmatrix, pipeline, swizzle): the course's awkward sizes, sizes
+// just below, at and above multiples of the 128 x 256 block tile, of the 64 x 64 warp tile, of the
 // 16 x 8 instruction tile and of the 32-step batch, one, two and three batches (fewer than the
 // pipeline's stages), and k much larger than m and n.
 // Built twice: against the solution (label "solutions") and against your kernels (label "ch06").
