@@ -298,7 +298,7 @@ __device__ __forceinline__ void set_registers() {
 #endif
 }
 
-/// The product C = A * B^T^T from the tensor maps @p a_map (A, m x k) and @p bt_map (B^T, n x k),
+/// The product C = A * B from the tensor maps @p a_map (A, m x k) and @p bt_map (B^T, n x k),
 /// @p batches stages of 32 k-steps. The lesson's steps differ only in the template parameters:
 /// @p Stages stages in the ring; @p Specialized: a producer warpgroup of its own (else thread 0
 /// also copies); @p Grouped: tiles handed out in groups of rows that share B^T in L2. One block

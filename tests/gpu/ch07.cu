@@ -25,13 +25,13 @@ course::ProblemSet hopper_product(ch07::Step step) {
   return set;
 }
 
-// Whether this GPU is a Hopper; if not, the case is skipped with the reason.
+// Whether this GPU is a Hopper; if not, the case is skipped with the reason. A failing query
+// fails the case: it must not pass unchecked.
 bool on_hopper() {
   int device = 0;
   int major = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess)
-    return false;
+  REQUIRE(cudaGetDevice(&device) == cudaSuccess);
+  REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess);
   if (major == ch07::kComputeCapabilityMajor)
     return true;
   WARN("SKIPPED: chapter 7 needs compute capability 9.0 (Hopper); this GPU has " << major << ".x");
