@@ -6,21 +6,9 @@
     hints.py check              every exercise region of every chapter has its HINTS.md section
                                 with Levels 1, 2 and 3, and every section its region
 
-HINTS.md, exactly:
-
-    # Chapter N: hints
-
-    ## Exercise N.M: <short title>
-
-    ### Level 1
-    <text>
-
-    ### Level 2
-    <text>
-
-    ### Level 3
-    <text>
-
+HINTS.md, exactly: a first line '# Chapter N: hints', then per exercise a section
+'## Exercise N.M: <short title>' holding '### Level 1', '### Level 2' and '### Level 3' in this
+order, each followed by its text.
 What was seen is remembered in build/hints_seen.txt (the build folder is not part of the checkout).
 --root and --seen (or COURSE_HINTS_ROOT and COURSE_HINTS_SEEN) point elsewhere, for the tests.
 """
@@ -31,7 +19,6 @@ import sys
 from pathlib import Path
 
 REGION = re.compile(r"^\s*// EXERCISE (\d+\.\d+) begin\b", re.MULTILINE)
-SOURCE_SUFFIXES = {".cu", ".cuh", ".h", ".hpp", ".cpp", ".c"}
 LEVELS = (1, 2, 3)
 
 
@@ -55,7 +42,7 @@ def regions(folder):
     """Exercise ids with a region in any source file of @p folder: {id: first file}."""
     found = {}
     for path in sorted(folder.rglob("*")):
-        if path.is_file() and path.suffix in SOURCE_SUFFIXES:
+        if path.is_file() and path.suffix in {".cu", ".cuh", ".h", ".hpp", ".cpp", ".c"}:
             for match in REGION.finditer(path.read_text(errors="replace")):
                 found.setdefault(match.group(1), path.relative_to(folder.parent.parent))
     return found
@@ -66,9 +53,8 @@ def parse_hints(path):
     lists what breaks the format, each as 'file:line: what'."""
     sections, problems = {}, []
     lines = path.read_text().splitlines()
-    number = re.match(r"(\d\d)_", path.parent.name)
-    expected_title = f"# Chapter {int(number.group(1))}: hints" if number else None
-    if not lines or (expected_title and lines[0].strip() != expected_title):
+    expected_title = f"# Chapter {int(path.parent.name[:2])}: hints"
+    if not lines or lines[0].strip() != expected_title:
         problems.append(f"{path}:1: the first line must be '{expected_title}'")
     current, level = None, None
     for index, line in enumerate(lines, start=1):
@@ -103,16 +89,14 @@ def parse_hints(path):
             levels[level] = []
         elif current is not None and level is not None:
             sections[current][1][level].append(line)
-    texts = {}
     for exercise, (title, levels) in sections.items():
-        for lvl in LEVELS:
-            if lvl not in levels:
-                problems.append(f"{path}: exercise {exercise} has no Level {lvl}")
-        texts[exercise] = (title, {lvl: "\n".join(body).strip() for lvl, body in levels.items()})
-        for lvl, text in texts[exercise][1].items():
-            if not text:
-                problems.append(f"{path}: exercise {exercise}: Level {lvl} is empty")
-    return texts, problems
+        problems += [f"{path}: exercise {exercise} has no Level {n}" for n in LEVELS
+                     if n not in levels]
+        texts = {n: "\n".join(body).strip() for n, body in levels.items()}
+        problems += [f"{path}: exercise {exercise}: Level {n} is empty" for n, text in texts.items()
+                     if not text]
+        sections[exercise] = (title, texts)
+    return sections, problems
 
 
 def check(root):
@@ -121,41 +105,33 @@ def check(root):
     for folder in chapter_folders(root):
         ids = regions(folder)
         hints = folder / "HINTS.md"
+        where = hints.relative_to(root)
         if not hints.exists():
-            problems.append(f"{hints.relative_to(root)}: missing (every chapter has one; regions: "
+            problems.append(f"{where}: missing (every chapter has one; regions: "
                             f"{', '.join(sorted(ids, key=exercise_order)) or 'none'})")
             continue
         sections, format_problems = parse_hints(hints)
         problems += [p.replace(str(root) + os.sep, "") for p in format_problems]
-        for exercise, source in sorted(ids.items(), key=lambda item: exercise_order(item[0])):
-            if exercise not in sections:
-                problems.append(f"{hints.relative_to(root)}: no '## Exercise {exercise}' section "
-                                f"for the region in {source}")
-        for exercise in sorted(sections, key=exercise_order):
-            if exercise not in ids:
-                problems.append(f"{hints.relative_to(root)}: exercise {exercise} has no region in "
-                                f"{folder.relative_to(root)}")
+        problems += [f"{where}: no '## Exercise {exercise}' section for the region in {source}"
+                     for exercise, source in sorted(ids.items(), key=lambda i: exercise_order(i[0]))
+                     if exercise not in sections]
+        problems += [f"{where}: exercise {exercise} has no region in {folder.relative_to(root)}"
+                     for exercise in sorted(sections, key=exercise_order) if exercise not in ids]
     return problems
 
 
 def read_seen(seen_file):
-    seen = set()
-    if seen_file.exists():
-        for line in seen_file.read_text().splitlines():
-            parts = line.split()
-            if len(parts) == 2 and parts[1].isdigit():
-                seen.add((parts[0], int(parts[1])))
-    return seen
+    """The (exercise, level) pairs of @p seen_file, one 'N.M LEVEL' a line."""
+    lines = seen_file.read_text().splitlines() if seen_file.exists() else []
+    return {(parts[0], int(parts[1])) for parts in map(str.split, lines)
+            if len(parts) == 2 and parts[1].isdigit()}
 
 
 def show(root, seen_file, exercise, level_text):
     if not re.fullmatch(r"\d+\.\d+", exercise):
         raise HintError(f"expected an exercise number N.M such as 2.1, got \"{exercise}\"")
-    level = None
-    if level_text is not None:
-        if level_text not in ("1", "2", "3"):
-            raise HintError(f"LEVEL is 1, 2 or 3, got \"{level_text}\"")
-        level = int(level_text)
+    if level_text not in (None, "1", "2", "3"):
+        raise HintError(f"LEVEL is 1, 2 or 3, got \"{level_text}\"")
     chapter = int(exercise.split(".")[0])
     folders = [f for f in chapter_folders(root) if f.name.startswith(f"{chapter:02d}_")]
     if not folders:
@@ -169,20 +145,19 @@ def show(root, seen_file, exercise, level_text):
         raise HintError(f"no exercise {exercise} in {hints.relative_to(root)} (it has {known})")
     title, levels = sections[exercise]
     seen = read_seen(seen_file)
-    if level is None:
-        unseen = [lvl for lvl in LEVELS if (exercise, lvl) not in seen]
-        if not unseen:
-            print(f"You have seen all three hints of exercise {exercise} ({title}); "
-                  f"scripts/hint.sh {exercise} LEVEL prints one of them again.")
-            return
-        level = unseen[0]
-    if level not in levels or not levels[level]:
+    unseen = [n for n in LEVELS if (exercise, n) not in seen]
+    if level_text is None and not unseen:
+        print(f"You have seen all three hints of exercise {exercise} ({title}); "
+              f"scripts/hint.sh {exercise} LEVEL prints one of them again.")
+        return
+    level = int(level_text) if level_text else unseen[0]
+    if not levels.get(level):
         raise HintError(f"exercise {exercise} has no Level {level} in {hints.relative_to(root)}")
     seen.add((exercise, level))
     seen_file.parent.mkdir(parents=True, exist_ok=True)
-    seen_file.write_text("".join(f"{e} {lvl}\n" for e, lvl in sorted(seen)))
+    seen_file.write_text("".join(f"{e} {n}\n" for e, n in sorted(seen)))
     print(f"Exercise {exercise}: {title} (hint {level} of 3)\n\n{levels[level]}\n")
-    unseen = [lvl for lvl in LEVELS if (exercise, lvl) not in seen]
+    unseen = [n for n in LEVELS if (exercise, n) not in seen]
     if unseen:
         print(f"Next: scripts/hint.sh {exercise} (level {unseen[0]})")
     else:
