@@ -3,16 +3,15 @@
 #   course_add_catch_tests(<target> LABELS <labels...>)  registers the tests with CTest.
 # tests/catch.hpp hides the version difference from the test sources.
 find_package(Catch2 3 QUIET)
+add_library(course_catch2_main INTERFACE)
 if(Catch2_FOUND)
   set(COURSE_CATCH2_MAJOR 3)
-  add_library(course_catch2_main INTERFACE)
   target_link_libraries(course_catch2_main INTERFACE Catch2::Catch2WithMain)
 else()
   find_package(Catch2 2.13 REQUIRED)
   set(COURSE_CATCH2_MAJOR 2)
   add_library(course_catch2_main_v2 STATIC ${PROJECT_SOURCE_DIR}/tests/catch_main_v2.cpp)
   target_link_libraries(course_catch2_main_v2 PUBLIC Catch2::Catch2)
-  add_library(course_catch2_main INTERFACE)
   target_link_libraries(course_catch2_main INTERFACE course_catch2_main_v2)
 endif()
 message(STATUS "Catch2 ${Catch2_VERSION} (major ${COURSE_CATCH2_MAJOR})")

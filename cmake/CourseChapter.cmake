@@ -1,23 +1,18 @@
-# course_add_chapter(NUMBER <NN> SLUG <slug> [SM90A] [SMOKE_ARGS <args...>])
-#
-# Adds one chapter in one call:
+# course_add_chapter(NUMBER <NN> SLUG <slug> [SM90A] [SMOKE_ARGS <args...>]) adds one chapter:
 #   chNN_<slug>             the chapter's main.cu built with the student's chapters/NN_<slug>/kernels.cuh
 #   chNN_<slug>_solution    the same main.cu built with solutions/NN_<slug>/kernels.cuh
 #   tests/gpu/chNN.cu       built against each edition (test_chNN, test_chNN_solution)
 #   CTest runs of both executables at a small size (SMOKE_ARGS).
-# and adds NN_<slug> to the global property COURSE_CHAPTERS, from which the ladder takes its
-# chapters.
+# NN_<slug> joins the global property COURSE_CHAPTERS, from which the ladder takes its chapters.
 # Labels: solution tests "gpu;solutions", the student's "gpu;chNN". The student's tests are
 # opt-in: they report SKIPPED unless COURSE_CHECK names the chapter (COURSE_CHECK=chNN or all).
-#
 # Every chapter also joins:
 #   student_editions        a target that builds every student executable and its tests
 #                           (scripts/progress.sh builds it)
-#   <build>/course_chapters.tsv   one line per chapter: chNN, slug, the student executable, the
-#                           solution executable and the student's targets (comma-separated),
-#                           tab-separated; the scripts that work on every chapter
-#                           (scripts/progress.sh, scripts/update_supports_table.py) read it
-#                           instead of a list of their own
+#   <build>/course_chapters.tsv   one tab-separated line per chapter: chNN, slug, the student
+#                           executable, the solution executable and the student's targets
+#                           (comma-separated); scripts/progress.sh and
+#                           scripts/update_supports_table.py read it instead of a list of their own
 set(COURSE_DEFAULT_SMOKE_ARGS -m 67 -n 45 -k 33 --height 37 --width 29 --mask 5x3
     --taps 7 --warmup 1 --reps 2)
 
@@ -53,20 +48,16 @@ function(course_add_chapter)
     endif()
     set(target "${label}_${CH_SLUG}${suffix}")
     set(test_target "test_${label}${suffix}")
-
     add_executable(${target} ${PROJECT_SOURCE_DIR}/chapters/${dir}/main.cu)
     course_use_kernels(${target} ${kernels_dir} ${edition})
     if(CH_SM90A)
       course_hopper_architectures(${target})
     endif()
-
     course_add_run_test(${target} ${label} ${edition} ${CH_SMOKE_ARGS})
-
     # Sanitizer runs and the bad-input table for this executable (cmake/CourseReliability.cmake).
     if(COURSE_BUILD_TESTS AND COMMAND course_add_reliability_tests)
       course_add_reliability_tests(${target} ${label} ${edition})
     endif()
-
     if(COURSE_BUILD_TESTS AND EXISTS ${PROJECT_SOURCE_DIR}/tests/gpu/${label}.cu)
       add_executable(${test_target} ${PROJECT_SOURCE_DIR}/tests/gpu/${label}.cu)
       course_use_kernels(${test_target} ${kernels_dir} ${edition})
@@ -89,7 +80,7 @@ function(course_add_chapter)
 endfunction()
 
 # course_add_run_test(<target> <chNN> <student|solution> [args...]): CTest runs the executable
-# with the arguments (`tests/reliability/reliability.py run`, with the Python that
+# with the arguments through `tests/reliability/reliability.py run` (with the Python that
 # cmake/CourseReliability.cmake found): it fails on FAIL, and a student's edition runs only on
 # request. Labels: "gpu;solutions" for a solution, "gpu;chNN" for a student's.
 function(course_add_run_test target label edition)

@@ -11,13 +11,9 @@ function(course_detect_cuda_architecture out_var)
     COMMAND ${COURSE_NVIDIA_SMI} --query-gpu=compute_cap --format=csv,noheader
     OUTPUT_VARIABLE capabilities RESULT_VARIABLE result ERROR_QUIET
     OUTPUT_STRIP_TRAILING_WHITESPACE TIMEOUT 20)
-  if(NOT result EQUAL 0 OR capabilities STREQUAL "")
-    return()
+  if(result EQUAL 0)  # no "N.N" at the start (no GPU) leaves the result empty
+    string(REGEX MATCH "^[0-9]+\\.[0-9]+" first "${capabilities}")
+    string(REPLACE "." "" architecture "${first}")
+    set(${out_var} "${architecture}" PARENT_SCOPE)
   endif()
-  string(REGEX MATCH "^[0-9]+\\.[0-9]+" first "${capabilities}")
-  if(first STREQUAL "")
-    return()
-  endif()
-  string(REPLACE "." "" architecture "${first}")
-  set(${out_var} "${architecture}" PARENT_SCOPE)
 endfunction()
