@@ -18,9 +18,7 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ElementTree
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import course_chapters  # noqa: E402
+import course_chapters
 
 EXIT_DONE, EXIT_NOT_DONE, EXIT_USAGE, EXIT_NO_DEVICE, EXIT_ERROR = 0, 1, 2, 3, 4
 
@@ -32,7 +30,6 @@ CHECK_LINE = re.compile(r"^\s+check\s+((PASS|FAIL): (\d+)(?: sampled)? elements 
                         r"(\d+) mismatching, (\d+) NaN.*)$", re.MULTILINE)
 PROBLEMS = ("matmul", "minplus", "conv2d", "conv1d")
 EXECUTABLE_TIMEOUT = 300
-CTEST_TIMEOUT = 1800
 
 DONE, NOT_DONE, FAILING, NOT_CHECKED = "done", "not done", "failing", "not checked"
 NOT_COMPILING = "not checked: the chapter does not compile"
@@ -46,10 +43,14 @@ class TimedOut(ProgressError):
     """A command did not finish in its time."""
 
 
+class NoDevice(Exception):
+    """An executable found no CUDA device; the message is its own."""
+
+
 class Exercise:
     def __init__(self, identifier, task):
-        self.id, self.task, self.problems, self.status, self.detail = (identifier, task, [],
-                                                                        NOT_CHECKED, "")
+        self.id, self.task = identifier, task
+        self.problems, self.status, self.detail = [], NOT_CHECKED, ""
 
 
 def run(command, timeout, env=None):
@@ -77,15 +78,13 @@ def read_exercises(chapter, required=True):
     chapter.exercises = []  # [Exercise], in table order
     try:
         status, out, err = run([chapter.student, "--exercises"], 60)
+        if status != 0:
+            raise ProgressError(f"{chapter.student} --exercises failed (exit {status}): "
+                                f"{first_line(err) or first_line(out)}")
     except ProgressError:
         if required:
             raise
         return
-    if status != 0:
-        if not required:
-            return
-        raise ProgressError(f"{chapter.student} --exercises failed (exit {status}): "
-                            f"{first_line(err) or first_line(out)}")
     by_id = {}
     for line in out.splitlines():
         fields = line.split("\t")
@@ -99,41 +98,27 @@ def read_exercises(chapter, required=True):
             by_id[identifier].problems.append(problem)
 
 
-class ProblemCheck:
-    """What the checks found for one problem of one chapter: whether the executable found every
-    checked element wrong, and the failed checks, first first."""
-
-    def __init__(self):
-        self.all_wrong, self.failures = False, []
-
-
 def check_with_executable(chapter, problem):
-    """Runs the chapter's executable on @p problem. Returns (ProblemCheck, ""), or (None, the
-    executable's message) when there is no CUDA device."""
-    result = ProblemCheck()
+    """Runs the chapter's executable on @p problem: (whether it found every checked element wrong,
+    [failed checks]). Raises NoDevice when there is no CUDA device."""
+    command = f"{os.path.basename(chapter.student)} --problem {problem}"
     try:
         status, out, err = run([chapter.student, "--problem", problem] + EXECUTABLE_ARGS,
                                EXECUTABLE_TIMEOUT)
     except TimedOut:
-        result.failures.append(f"{os.path.basename(chapter.student)} --problem {problem} did not "
-                               f"finish in {EXECUTABLE_TIMEOUT} s at small sizes (a loop that "
-                               "never ends?)")
-        return result, ""
+        return False, [f"{command} did not finish in {EXECUTABLE_TIMEOUT} s at small sizes (a "
+                       "loop that never ends?)"]
     if status == EXIT_NO_DEVICE:
-        return None, first_line(err)
+        raise NoDevice(first_line(err) or "no CUDA device")
     match = CHECK_LINE.search(out)
     if status == 0 and match and match.group(2) == "PASS":
-        return result, ""
+        return False, []
     if match and match.group(2) == "FAIL":
         compared, mismatching = int(match.group(3)), int(match.group(4))
-        result.all_wrong = compared > 0 and mismatching == compared
-        result.failures.append(f"{os.path.basename(chapter.student)} --problem {problem} at small "
-                               f"sizes: {match.group(1)}")
-    else:
-        error = next((line for line in err.splitlines() if line.startswith("error:")), "")
-        result.failures.append(f"{os.path.basename(chapter.student)} --problem {problem}: "
-                               f"exit {status}{': ' + error if error else ''}")
-    return result, ""
+        return (compared > 0 and mismatching == compared,
+                [f"{command} at small sizes: {match.group(1)}"])
+    error = next((line for line in err.splitlines() if line.startswith("error:")), "")
+    return False, [f"{command}: exit {status}{': ' + error if error else ''}"]
 
 
 def problems_of_test(name, offered):
@@ -151,20 +136,19 @@ def failure_text(name, output):
     line: the sizes and seed the test was at, and the check's verdict."""
     expression, messages, collecting = "", [], False
     lines = output.splitlines()
-    start = next((i for i, line in enumerate(lines) if "FAILED:" in line), None)
-    if start is not None:
-        for line in lines[start + 1:]:
-            if "FAILED:" in line or line.startswith(("====", "----")):
-                break
-            if re.search(r"with messages?:|exception with message", line):
-                collecting = True
-            elif line.startswith("  ") and line.strip():
-                if collecting:
-                    messages.append(line.strip())
-                elif not expression:
-                    expression = line.strip()
-            elif collecting and messages:
-                break
+    start = next((i + 1 for i, line in enumerate(lines) if "FAILED:" in line), len(lines))
+    for line in lines[start:]:
+        if "FAILED:" in line or line.startswith(("====", "----")):
+            break
+        if re.search(r"with messages?:|exception with message", line):
+            collecting = True
+        elif line.startswith("  ") and line.strip():
+            if collecting:
+                messages.append(line.strip())
+            elif not expression:
+                expression = line.strip()
+        elif collecting and messages:
+            break
     test = name.split(":", 1)[-1].strip()
     detail = messages or ([expression] if expression else ["failed"])
     return f"{test}: {'; '.join(detail)}"
@@ -179,7 +163,7 @@ def check_with_tests(chapter, build_dir, offered):
         # The executable's own test (chNN_slug.run) is left out: check_with_executable ran it.
         status, out, err = run(["ctest", "--test-dir", build_dir, "-L", f"^{chapter.label}$",
                                 "-E", r"\.run$", "--timeout", "600", "--output-junit", junit],
-                               CTEST_TIMEOUT, env)
+                               1800, env)
         if not os.path.exists(junit):
             raise ProgressError(f"ctest -L {chapter.label} wrote no results (exit {status}): "
                                 f"{first_line(err) or first_line(out)}")
@@ -198,31 +182,19 @@ def check_with_tests(chapter, build_dir, offered):
 
 
 def check_chapter(chapter, build_dir):
-    """Runs the chapter's checks and judges its exercises; returns why nothing could be checked
-    (no CUDA device), or ""."""
+    """Runs the chapter's checks and judges its exercises (NoDevice without a CUDA device)."""
     offered = sorted(dict.fromkeys(p for e in chapter.exercises for p in e.problems),
                      key=lambda p: PROBLEMS.index(p) if p in PROBLEMS else len(PROBLEMS))
-    checks = {}
-    for problem in offered:
-        result, reason = check_with_executable(chapter, problem)
-        if result is None:
-            return reason or "no CUDA device"
-        checks[problem] = result
+    checks = {p: check_with_executable(chapter, p) for p in offered}
     for problem, failed in check_with_tests(chapter, build_dir, offered).items():
-        checks[problem].failures.extend(failed)
-    judge(chapter, checks)
-    return ""
-
-
-def judge(chapter, checks):
+        checks[problem][1].extend(failed)
     for exercise in chapter.exercises:
-        found = [checks[p] for p in exercise.problems if p in checks]
-        if any(c.all_wrong for c in found):
+        found = [checks[p] for p in exercise.problems]
+        failures = [failure for _, failed in found for failure in failed]
+        if any(all_wrong for all_wrong, _ in found):
             exercise.status = NOT_DONE
-            exercise.detail = ""
-        elif any(c.failures for c in found):
-            exercise.status = FAILING
-            exercise.detail = next(c.failures[0] for c in found if c.failures)
+        elif failures:
+            exercise.status, exercise.detail = FAILING, failures[0]
         else:
             exercise.status = DONE
 
@@ -248,6 +220,21 @@ def print_chapter(chapter, with_status):
     print()
 
 
+def wanted_chapters(chapters, texts):
+    """The chapters named by @p texts (ch01 or 1); a ValueError names one that is not there."""
+    wanted = set()
+    for text in texts:
+        match = re.fullmatch(r"(?:ch)?0?(\d{1,2})", text)
+        if not match:
+            raise ValueError(f"{text!r} is not a chapter (ch01 or 1)")
+        wanted.add(int(match.group(1)))
+    unknown = wanted - {c.number for c in chapters}
+    if unknown:
+        raise ValueError(f"no chapter {', '.join(map(str, sorted(unknown)))} in this build "
+                         f"(it has {', '.join(str(c.number) for c in chapters)})")
+    return [c for c in chapters if c.number in wanted]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         description="Check every exercise of every chapter on your kernels and print where you "
@@ -259,50 +246,36 @@ def main(argv=None):
                         help="only these chapters (ch01 or 1); all by default")
     args = parser.parse_args(argv)
     try:
-        try:
-            chapters = course_chapters.read_chapters(args.build_dir)
-        except course_chapters.ManifestError as error:
-            raise ProgressError(str(error)) from error
+        chapters = course_chapters.read_chapters(args.build_dir)
         if args.chapters:
-            wanted = set()
-            for text in args.chapters:
-                match = re.fullmatch(r"(?:ch)?0?(\d{1,2})", text)
-                if not match:
-                    print(f"error: {text!r} is not a chapter (ch01 or 1)", file=sys.stderr)
-                    return EXIT_USAGE
-                wanted.add(int(match.group(1)))
-            unknown = wanted - {c.number for c in chapters}
-            if unknown:
-                print(f"error: no chapter {', '.join(map(str, sorted(unknown)))} in this build "
-                      f"(it has {', '.join(str(c.number) for c in chapters)})", file=sys.stderr)
+            try:
+                chapters = wanted_chapters(chapters, args.chapters)
+            except ValueError as error:
+                print(f"error: {error}", file=sys.stderr)
                 return EXIT_USAGE
-            chapters = [c for c in chapters if c.number in wanted]
         for chapter in chapters:
             chapter.not_built = chapter.label in args.not_built
             read_exercises(chapter, required=not chapter.not_built)
             if chapter.not_built:
                 for exercise in chapter.exercises:
                     exercise.status = NOT_COMPILING
-
-        no_device = ""
-        for chapter in chapters:
-            no_device = no_device or (not chapter.not_built
-                                      and check_chapter(chapter, args.build_dir))
-        if no_device:
+        try:
+            for chapter in chapters:
+                if not chapter.not_built:
+                    check_chapter(chapter, args.build_dir)
+            checked = True
+            print("Your exercises, checked on this GPU by each chapter's executable and tests:")
+        except NoDevice as no_device:
+            checked = False
             print("No CUDA device here: checking your kernels needs an NVIDIA GPU "
                   f"(the executable says: {no_device}). Your exercises:")
-            print()
-            for chapter in chapters:
-                print_chapter(chapter, with_status=False)
-            return EXIT_NO_DEVICE
-
-        print("Your exercises, checked on this GPU by each chapter's executable and tests:")
         print()
         for chapter in chapters:
-            print_chapter(chapter, with_status=True)
+            print_chapter(chapter, with_status=checked)
+        if not checked:
+            return EXIT_NO_DEVICE
         exercises = [e for c in chapters for e in c.exercises]
-        counts = {s: sum(e.status == s for e in exercises)
-                  for s in (DONE, FAILING, NOT_DONE, NOT_COMPILING)}
+        counts = {s: sum(e.status == s for e in exercises) for s in (DONE, FAILING, NOT_DONE)}
         summary = (f"{counts[DONE]} of {len(exercises)} exercises done, {counts[FAILING]} "
                    f"failing, {counts[NOT_DONE]} not done")
         broken = [str(c.number) for c in chapters if c.not_built]
@@ -314,7 +287,7 @@ def main(argv=None):
                   f"{args.build_dir} -L chNN --output-on-failure")
             return EXIT_NOT_DONE
         return EXIT_DONE
-    except ProgressError as error:
+    except (ProgressError, course_chapters.ManifestError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
 
