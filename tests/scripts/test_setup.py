@@ -106,74 +106,55 @@ def run_case(folder, job, dpkg="", modules=""):
     return done.returncode, done.stdout.rstrip("\n"), done.stderr.rstrip("\n")
 
 
-def expect(result, what, ok, pattern):
-    """The exit status (0 or not, as OK), exactly one line on stderr, matching the regular
-    expression PATTERN, and none of apt's own messages."""
-    status, out, err = result
-    if ok and status != 0:
-        fail(f"{what}: exit status {status}: {err}")
-    if not ok and status == 0:
-        fail(f"{what}: exit status 0")
-    if len(err.splitlines()) != 1:
-        fail(f"{what}: expected one line on stderr, got {len(err.splitlines())}: {err}")
-    if re.search("^(E|W): ", f"{out}\n{err}", re.M):
-        fail(f"{what}: apt's own messages were printed: {out} {err}")
-    if not re.search(pattern, err, re.M):
-        fail(f"{what}: stderr does not say '{pattern}': {err}")
+# (what, apt-get, the tools installed, the job, the packages dpkg knows, whether the job goes on,
+# what the one line on stderr says, or None where nothing may be said)
+CASES = [
+    ("run, offline, cmake and ninja missing", "offline", "c++ python3", "run",
+     "catch2 python3-matplotlib", False, "^error: missing cmake ninja-build, and apt cannot reach "
+     f"its package sources: install with `{INSTALL} cmake ninja-build`"),
+    ("run, offline, only matplotlib missing (neither from apt nor importable by Python)",
+     "offline", "c++ cmake ninja python3", "run", "catch2", True,
+     f"^note: python3-matplotlib is not installed.*plot is skipped.*{INSTALL} python3-matplotlib"),
+    ("test, offline, no Doxygen", "offline", "c++ cmake ninja python3", "test",
+     "catch2 python3-matplotlib", False,
+     f"^error: missing doxygen graphviz, .*{INSTALL} doxygen graphviz"),
+    ("test, offline, no Catch2", "offline", "c++ cmake ninja python3", "test",
+     "python3-matplotlib", False,
+     f"^error: missing catch2 doxygen graphviz, .*{INSTALL} catch2 doxygen graphviz"),
+    ("no apt-get", "none", "c++ python3", "run", "catch2", False,
+     "^error: missing cmake ninja-build, and there is no apt-get here"),
+    ("working apt", "working", "c++ python3", "run", "catch2 python3-matplotlib", True, None),
+    ("everything present", "never", "c++ cmake ninja python3 doxygen dot", "test",
+     "catch2 python3-matplotlib", True, None),
+]
 
 
 def main():
-    # 1. The main job, offline, without CMake and Ninja: one error line naming both and the command.
-    result = run_case(make_bin("bin1", "offline", "c++", "python3"), "run",
-                      dpkg="catch2 python3-matplotlib")
-    expect(result, "run, offline, cmake and ninja missing", False, "^error: missing cmake "
-           "ninja-build, and apt cannot reach its package sources: install with "
-           f"`{INSTALL} cmake ninja-build`")
-    if re.search("doxygen|graphviz", result[2]):
-        fail(f"run, offline: the main job asked for the documentation tools: {result[2]}")
+    for number, (what, apt, tools, job, dpkg, ok, pattern) in enumerate(CASES):
+        folder = make_bin(f"case{number}", apt, *tools.split())
+        status, out, err = run_case(folder, job, dpkg=dpkg)
+        if ok != (status == 0):
+            fail(f"{what}: exit status {status}: {err}")
+        if pattern is None and err:
+            fail(f"{what}: something was printed on stderr: {err}")
+        if pattern and len(err.splitlines()) != 1:
+            fail(f"{what}: expected one line on stderr, got {len(err.splitlines())}: {err}")
+        if pattern and not re.search(pattern, err, re.M):
+            fail(f"{what}: stderr does not say '{pattern}': {err}")
+        if re.search("^(E|W): ", f"{out}\n{err}", re.M):
+            fail(f"{what}: apt's own messages were printed: {out} {err}")
+        if job == "run" and re.search("doxygen|graphviz", err):
+            fail(f"{what}: the main job asked for the documentation tools: {err}")
+        if ok and not all(os.access(os.path.join(folder, tool), os.X_OK)
+                          for tool in ("cmake", "ninja")):
+            fail(f"{what}: cmake and ninja were not installed")
 
-    # 2. The main job, offline, with what it needs but no Doxygen, Graphviz or matplotlib (neither
-    #    from apt nor importable by Python): goes on, with one line saying the plot is skipped and
-    #    how to get it.
-    folder = make_bin("bin2", "offline", "c++", "cmake", "ninja", "python3")
-    expect(run_case(folder, "run", dpkg="catch2"), "run, offline, only matplotlib missing", True,
-           f"^note: python3-matplotlib is not installed.*plot is skipped.*{INSTALL} "
-           "python3-matplotlib")
-
-    # 3. The test job, offline, without Doxygen and Graphviz: they are still needed.
-    expect(run_case(folder, "test", dpkg="catch2 python3-matplotlib"),
-           "test, offline, no Doxygen", False,
-           f"^error: missing doxygen graphviz, .*{INSTALL} doxygen graphviz")
-
-    # 4. The test job without Catch2: needed too, named the same way.
-    expect(run_case(folder, "test", dpkg="python3-matplotlib"), "test, offline, no Catch2", False,
-           f"^error: missing catch2 doxygen graphviz, .*{INSTALL} catch2 doxygen graphviz")
-
-    # 5. No apt-get at all.
-    expect(run_case(make_bin("bin5", "none", "c++", "python3"), "run", dpkg="catch2"),
-           "no apt-get", False, "^error: missing cmake ninja-build, and there is no apt-get here")
-
-    # 6. A working apt installs what is missing, quietly.
-    folder = make_bin("bin6", "working", "c++", "python3")
-    status, _, err = run_case(folder, "run", dpkg="catch2 python3-matplotlib")
-    if status != 0:
-        fail(f"working apt: exit status {status}: {err}")
-    if not all(os.access(os.path.join(folder, tool), os.X_OK) for tool in ("cmake", "ninja")):
-        fail("working apt: cmake and ninja were not installed")
-    if err:
-        fail(f"working apt: something was printed on stderr: {err}")
-
-    # 7. Everything present: nothing to install, apt never called.
-    folder = make_bin("bin7", "never", "c++", "cmake", "ninja", "python3", "doxygen", "dot")
-    status, _, err = run_case(folder, "test", dpkg="catch2 python3-matplotlib")
-    if status != 0 or err:
-        fail(f"everything present: status {status}, stderr: {err}")
-
-    # 8. matplotlib installed with pip and Catch2 built from source: dpkg knows neither, but both
-    #    are there, so nothing is installed and nothing is said (a machine set up without apt).
+    # matplotlib installed with pip and Catch2 built from source: dpkg knows neither, but both
+    # are there, so nothing is installed and nothing is said (a machine set up without apt).
     catch2 = os.path.join(WORK, "prefix", "lib", "cmake", "Catch2")
     os.makedirs(catch2)
     open(os.path.join(catch2, "Catch2Config.cmake"), "w").close()
+    folder = make_bin("source", "never", "c++", "cmake", "ninja", "python3", "doxygen", "dot")
     status, _, err = run_case(folder, "test", modules="matplotlib")
     if status != 0 or err:
         fail(f"matplotlib from pip, Catch2 from source: status {status}, stderr: {err}")
