@@ -5,6 +5,8 @@
 
 #include <cublas_v2.h>
 
+#include <memory>
+
 /// Checks a cuBLAS call; throws course::CudaError naming the call and the status on failure.
 #define LADDER_CUBLAS_CHECK(call)                                                                 \
   do {                                                                                            \
@@ -35,27 +37,17 @@ void cublas_matmul(cublasHandle_t handle, const float* A, const float* B, float*
 
 }  // namespace
 
-CublasSgemm::CublasSgemm(course::Arithmetic arithmetic) : arithmetic_(arithmetic) {
-  cublasHandle_t handle = nullptr;
-  LADDER_CUBLAS_CHECK(cublasCreate(&handle));
+course::ProblemSet cublas_sgemm(course::Arithmetic arithmetic) {
+  cublasHandle_t created = nullptr;
+  LADDER_CUBLAS_CHECK(cublasCreate(&created));
+  const std::shared_ptr<cublasContext> handle(
+      created, [](cublasHandle_t owned) { (void)cublasDestroy(owned); });
   const cublasMath_t mode =
       arithmetic == course::Arithmetic::tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_PEDANTIC_MATH;
-  const cublasStatus_t status = cublasSetMathMode(handle, mode);
-  if (status != CUBLAS_STATUS_SUCCESS) {
-    (void)cublasDestroy(handle);
-    LADDER_CUBLAS_CHECK(status);
-  }
-  handle_ = handle;
-}
-
-CublasSgemm::~CublasSgemm() {
-  (void)cublasDestroy(handle_);
-}
-
-course::ProblemSet CublasSgemm::problems() const {
+  LADDER_CUBLAS_CHECK(cublasSetMathMode(handle.get(), mode));
   course::ProblemSet set;
-  set.matmul = [handle = handle_](auto... arguments) { cublas_matmul(handle, arguments...); };
-  set.arithmetic = arithmetic_;
+  set.matmul = [handle](auto... arguments) { cublas_matmul(handle.get(), arguments...); };
+  set.arithmetic = arithmetic;
   return set;
 }
 

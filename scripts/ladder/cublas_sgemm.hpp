@@ -5,8 +5,6 @@
 
 #include "course/problems.hpp"
 
-struct cublasContext;  // cuBLAS's handle type, cublasHandle_t, points to one
-
 namespace ladder {
 
 /// What the ladder prints about the baselines' math modes.
@@ -14,29 +12,13 @@ inline constexpr const char* kCublasMathNote =
     "cuBLAS SGEMM runs with CUBLAS_PEDANTIC_MATH (plain FP32, TF32 tensor cores off); cuBLAS TF32 "
     "with CUBLAS_TF32_TENSOR_OP_MATH (inputs rounded to TF32 on tensor cores)";
 
-/// A cuBLAS handle for SGEMM in one math mode. With course::Arithmetic::fp32 it is set to
-/// pedantic FP32 math (CUBLAS_PEDANTIC_MATH: no TF32 tensor cores, no reduced-precision
-/// shortcuts), so the baseline computes what the FP32 chapters compute; with
-/// course::Arithmetic::tf32 to CUBLAS_TF32_TENSOR_OP_MATH, the baseline of the tensor-core
-/// chapter. While the object lives, problems() offers its matmul as an ordinary
-/// course::ProductLauncher.
-class CublasSgemm {
- public:
-  /// Creates the handle and sets the math mode of @p arithmetic. Throws course::CudaError on
-  /// failure.
-  explicit CublasSgemm(course::Arithmetic arithmetic = course::Arithmetic::fp32);
-  /// Destroys the handle.
-  ~CublasSgemm();
-  CublasSgemm(const CublasSgemm&) = delete;
-  CublasSgemm& operator=(const CublasSgemm&) = delete;
-
-  /// A problem set with only matmul: row-major C = A * B through cublasSgemm on this handle, and
-  /// this handle's arithmetic (which decides the tolerance of its check).
-  course::ProblemSet problems() const;
-
- private:
-  cublasContext* handle_ = nullptr;
-  course::Arithmetic arithmetic_ = course::Arithmetic::fp32;
-};
+/// A problem set with only matmul, row-major C = A * B through cublasSgemm on a handle of its own
+/// (destroyed with the last copy of the launcher), and @p arithmetic, which decides the tolerance
+/// of its check. With course::Arithmetic::fp32 the handle is set to pedantic FP32 math
+/// (CUBLAS_PEDANTIC_MATH: no TF32 tensor cores, no reduced-precision shortcuts), so the baseline
+/// computes what the FP32 chapters compute; with course::Arithmetic::tf32 to
+/// CUBLAS_TF32_TENSOR_OP_MATH, the baseline of the tensor-core chapters. Throws course::CudaError
+/// when the handle cannot be made.
+course::ProblemSet cublas_sgemm(course::Arithmetic arithmetic);
 
 }  // namespace ladder

@@ -16,7 +16,6 @@
 #include "goals.hpp"
 #include "options.hpp"
 #include "results.hpp"
-#include "workloads.hpp"
 
 #include "course/cuda_check.hpp"
 #include "course/measure.hpp"
@@ -40,6 +39,14 @@ using course::Problem;
 using course::Workload;
 using ladder::Row;
 using ladder::Status;
+using Clock = std::chrono::steady_clock;
+
+// A function's static, so that it exists before the first chapter adds itself, whatever the order
+// in which the program's static objects are initialized.
+std::vector<course::Chapter>& added_chapters() {
+  static std::vector<course::Chapter> chapters;
+  return chapters;
+}
 
 std::string today() {
   const std::time_t now = std::time(nullptr);
@@ -50,20 +57,17 @@ std::string today() {
   return text;
 }
 
-/// One implementation the ladder can run: a chapter's solutions, a chapter's variant, or the
-/// baseline.
-struct Implementation {
-  std::string label;                         ///< "ch01" ..., "ch03 dispatch", or "cuBLAS"
-  int chapter = 0;                           ///< 0 for the baseline
-  std::string variant;                       ///< the chapter's variant; empty for its main kernels
-  course::ProblemSet problems;               ///< its launchers
-  std::function<std::string()> gpu_refusal;  ///< why this GPU cannot run it (may be unset)
-};
+long long seconds_since(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start).count();
+}
 
-/// One planned run: an implementation on a workload.
-struct PlannedRun {
-  std::size_t workload = 0;        ///< index into the workloads
-  std::size_t implementation = 0;  ///< index into the implementations
+/// One implementation the ladder runs: a chapter's solution at its defaults or at its best
+/// variant, as its executable runs them, or a cuBLAS baseline.
+struct Implementation {
+  std::string label;            ///< "ch01" ..., "ch03 dispatch", or a cuBLAS label
+  int chapter = 0;              ///< 0 for a baseline
+  std::string variant;          ///< the chapter's variant; empty for its main kernels
+  course::ProblemSet problems;  ///< its launchers
 };
 
 void print_no_device(const std::string& program, const std::string& reason) {
@@ -81,7 +85,13 @@ void print_no_device(const std::string& program, const std::string& reason) {
       << "to draw the plot and write the table from them.\n";
 }
 
+/// Writes @p contents, the @p what, to @p path (nothing where the path is empty) and says so;
+/// false, having said why, when it could not.
 bool write_file(const std::string& path, const std::string& contents, const char* what) {
+  if (path.empty())
+    return true;
+  bool written = false;
+  std::string reason;
   try {
     const std::filesystem::path file(path);
     if (file.has_parent_path())
@@ -89,34 +99,26 @@ bool write_file(const std::string& path, const std::string& contents, const char
     std::ofstream out(file);
     out << contents;
     out.close();
-    if (!out) {
-      std::cerr << "error: could not write the " << what << " to " << path << "\n";
-      return false;
-    }
+    written = static_cast<bool>(out);
   } catch (const std::filesystem::filesystem_error& error) {
-    std::cerr << "error: could not write the " << what << " to " << path << ": " << error.what()
-              << "\n";
+    reason = std::string(": ") + error.what();
+  }
+  if (!written) {
+    std::cerr << "error: could not write the " << what << " to " << path << reason << "\n";
     return false;
   }
   std::cout << what << " written to " << path << "\n";
   return true;
 }
 
-/// Runs @p implementation on @p instance and turns the outcome into a row. Sets @p context_lost
-/// when a CUDA error left the device unusable for the runs that follow.
-Row run_one(const course::ProblemInstance& instance, const Workload& workload,
-            const Implementation& implementation, const course::Options& options,
-            const course::DeviceInfo& device, cudaStream_t stream, bool& context_lost) {
-  Row row;
-  row.workload = workload;
-  row.implementation = implementation.label;
-  row.chapter = implementation.chapter;
-  row.variant = implementation.variant;
-  row.arithmetic = implementation.problems.arithmetic;
-  row.ceiling = course::ceiling(workload, device);
+/// Measures @p problems on @p instance into @p row. Sets @p context_lost when a CUDA error left the
+/// device unusable for the runs that follow.
+void run_one(Row& row, const course::ProblemInstance& instance, const course::ProblemSet& problems,
+             const course::Options& options, const course::DeviceInfo& device, cudaStream_t stream,
+             bool& context_lost) {
   try {
-    row.result = course::measure(instance, implementation.problems, options, device, stream);
-    row.result.chapter = implementation.chapter;
+    row.result = course::measure(instance, problems, options, device, stream);
+    row.result.chapter = row.chapter;
     row.result.solution = true;
     row.status = row.result.check.passed ? Status::pass : Status::fail;
     if (!row.passed())
@@ -134,35 +136,49 @@ Row run_one(const course::ProblemInstance& instance, const Workload& workload,
     row.status = Status::error;
     row.message = error.what();
   }
-  return row;
 }
 
-std::string progress_prefix(std::size_t done, std::size_t total,
-                            std::chrono::steady_clock::time_point start) {
-  const auto seconds =
-      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start)
-          .count();
+std::string progress_prefix(std::size_t done, std::size_t total, Clock::time_point start) {
   const int width = static_cast<int>(std::to_string(total).size());
   char text[64];
-  std::snprintf(text, sizeof text, "[%*zu/%zu %4llds] ", width, done, total,
-                static_cast<long long>(seconds));
+  std::snprintf(text, sizeof text, "[%*zu/%zu %4llds] ", width, done, total, seconds_since(start));
   return text;
 }
 
-int run_ladder(const ladder::Options& options, const std::string& program) {
+/// The chapters asked for (all where @p numbers is empty), each at its defaults and at its best
+/// variant, leaving out those this GPU cannot run (chapter 7 off a Hopper), with the reason: their
+/// goals are then "not measured".
+std::vector<Implementation> chapter_implementations(const std::vector<course::Chapter>& chapters,
+                                                    const std::vector<int>& numbers) {
   std::vector<Implementation> implementations;
-  std::vector<int> built;
-  for (const ladder::ChapterSolutions& chapter : ladder::available_chapters()) {
-    const bool wanted =
-        options.chapters.empty() || std::find(options.chapters.begin(), options.chapters.end(),
-                                              chapter.number) != options.chapters.end();
-    if (wanted)
-      implementations.push_back({ladder::implementation_label(chapter.number, chapter.variant),
-                                 chapter.number, chapter.variant, chapter.problems,
-                                 chapter.gpu_refusal});
-    if (chapter.variant.empty())
-      built.push_back(chapter.number);
+  for (const course::Chapter& chapter : chapters) {
+    if (!numbers.empty() &&
+        std::find(numbers.begin(), numbers.end(), chapter.number) == numbers.end())
+      continue;
+    const std::string refusal = chapter.gpu_refusal ? chapter.gpu_refusal() : "";
+    if (!refusal.empty()) {
+      std::cout << "chapter " << chapter.number << " left out: " << refusal << "\n";
+      continue;
+    }
+    const auto add = [&](const std::string& variant) {
+      implementations.push_back({ladder::implementation_label(chapter.number, variant),
+                                 chapter.number, variant,
+                                 course::launchers_at_defaults(chapter, variant)});
+    };
+    add("");
+    if (!chapter.best_variant.empty())
+      add(chapter.best_variant);
   }
+  return implementations;
+}
+
+int run_ladder(const ladder::Options& options, const std::string& program) {
+  std::vector<course::Chapter> chapters = added_chapters();
+  std::sort(chapters.begin(), chapters.end(),
+            [](const course::Chapter& a, const course::Chapter& b) { return a.number < b.number; });
+  std::vector<int> built;
+  for (const course::Chapter& chapter : chapters)
+    built.push_back(chapter.number);
   for (int number : options.chapters) {
     if (std::find(built.begin(), built.end(), number) == built.end()) {
       std::cerr << "error: --chapters: there is no chapter " << number << " (this ladder has "
@@ -175,20 +191,13 @@ int run_ladder(const ladder::Options& options, const std::string& program) {
     print_no_device(program, reason);
     return course::kExitNoDevice;
   }
+  std::vector<Implementation> implementations = chapter_implementations(chapters, options.chapters);
 
-  // A chapter this GPU cannot run (chapter 7 off a Hopper) is left out, with the reason; its goals
-  // are then "not measured".
-  for (auto it = implementations.begin(); it != implementations.end();) {
-    const std::string refusal = it->gpu_refusal ? it->gpu_refusal() : "";
-    if (refusal.empty()) {
-      ++it;
-      continue;
-    }
-    std::cout << "chapter " << it->chapter << " left out: " << refusal << "\n";
-    it = implementations.erase(it);
-  }
-
-  std::vector<PlannedRun> plan;
+  const auto offered = [&](const Workload& workload) {
+    return std::count_if(
+        implementations.begin(), implementations.end(),
+        [&](const Implementation& run) { return run.problems.offers(workload.problem); });
+  };
   const bool any_matmul =
       std::any_of(options.workloads.begin(), options.workloads.end(),
                   [](const Workload& w) { return w.problem == Problem::matmul; });
@@ -196,21 +205,16 @@ int run_ladder(const ladder::Options& options, const std::string& program) {
   cudaStream_t stream = nullptr;
   try {
     const course::DeviceInfo device = course::query_device();
-    std::optional<ladder::CublasSgemm> cublas;
-    std::optional<ladder::CublasSgemm> cublas_tf32;
     if (any_matmul) {
-      cublas.emplace(course::Arithmetic::fp32);
-      implementations.push_back({ladder::kCublasLabel, 0, "", cublas->problems(), {}});
-      cublas_tf32.emplace(course::Arithmetic::tf32);
-      implementations.push_back({ladder::kCublasTf32Label, 0, "", cublas_tf32->problems(), {}});
+      implementations.push_back(
+          {ladder::kCublasLabel, 0, "", ladder::cublas_sgemm(course::Arithmetic::fp32)});
+      implementations.push_back(
+          {ladder::kCublasTf32Label, 0, "", ladder::cublas_sgemm(course::Arithmetic::tf32)});
     }
-    for (std::size_t w = 0; w < options.workloads.size(); ++w) {
-      for (std::size_t i = 0; i < implementations.size(); ++i) {
-        if (implementations[i].problems.offers(options.workloads[w].problem))
-          plan.push_back({w, i});
-      }
-    }
-    if (plan.empty()) {
+    std::size_t total = 0;
+    for (const Workload& workload : options.workloads)
+      total += offered(workload);
+    if (total == 0) {
       std::cerr << "error: nothing to run: no chapter in this build carries the problems asked "
                    "for\n";
       return course::kExitUsage;
@@ -231,34 +235,26 @@ int run_ladder(const ladder::Options& options, const std::string& program) {
     std::cout << " (solutions)\n";
     if (any_matmul)
       std::cout << "baseline  " << ladder::kCublasMathNote << "\n";
-    std::cout << "runs      " << plan.size() << ", each checked against the CPU reference, then "
+    std::cout << "runs      " << total << ", each checked against the CPU reference, then "
               << options.base.warmup << " warm-up and " << options.base.reps
               << " timed runs; the median is reported\n\n"
               << std::flush;
 
     COURSE_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    const auto start = std::chrono::steady_clock::now();
+    const Clock::time_point start = Clock::now();
+    const std::string context_gone = "not run: the CUDA context was lost after an earlier error";
     std::vector<Row> rows;
     bool context_lost = false;
     std::size_t done = 0;
-    for (std::size_t w = 0; w < options.workloads.size(); ++w) {
-      const Workload& workload = options.workloads[w];
-      std::vector<std::size_t> runs;
-      for (const PlannedRun& run : plan) {
-        if (run.workload == w)
-          runs.push_back(run.implementation);
-      }
-      if (runs.empty())
+    for (const Workload& workload : options.workloads) {
+      if (offered(workload) == 0)
         continue;
       const std::string title =
           std::string(course::problem_name(workload.problem)) + " " + ladder::size_label(workload);
-
       std::optional<course::ProblemInstance> instance;
       std::string setup_error;
-      if (context_lost) {
-        setup_error = "not run: the CUDA context was lost after an earlier error";
-      } else {
-        std::cout << progress_prefix(done, plan.size(), start) << title
+      if (!context_lost) {
+        std::cout << progress_prefix(done, total, start) << title
                   << ": drawing and uploading the inputs\n"
                   << std::flush;
         try {
@@ -269,29 +265,29 @@ int run_ladder(const ladder::Options& options, const std::string& program) {
           setup_error = error.what();
         }
       }
-      for (std::size_t i : runs) {
-        const Implementation& implementation = implementations[i];
-        ++done;
-        std::printf("%s%-28s %-13s", progress_prefix(done, plan.size(), start).c_str(),
-                    title.c_str(), implementation.label.c_str());
+      for (const Implementation& implementation : implementations) {
+        if (!implementation.problems.offers(workload.problem))
+          continue;
+        std::printf("%s%-28s %-13s", progress_prefix(++done, total, start).c_str(), title.c_str(),
+                    implementation.label.c_str());
         std::fflush(stdout);
         Row row;
-        if (!setup_error.empty() || context_lost) {
-          row.workload = workload;
-          row.implementation = implementation.label;
-          row.chapter = implementation.chapter;
-          row.variant = implementation.variant;
-          row.arithmetic = implementation.problems.arithmetic;
-          row.ceiling = course::ceiling(workload, device);
-          row.status = Status::error;
-          row.message = setup_error.empty()
-                            ? "not run: the CUDA context was lost after an earlier error"
-                            : setup_error;
-        } else {
-          row = run_one(*instance, workload, implementation, options.base, device, stream,
-                        context_lost);
-        }
         row.date = date;
+        row.workload = workload;
+        row.implementation = implementation.label;
+        row.chapter = implementation.chapter;
+        row.variant = implementation.variant;
+        row.arithmetic = implementation.problems.arithmetic;
+        row.ceiling = course::ceiling(workload, device);
+        if (context_lost)
+          setup_error = context_gone;
+        if (setup_error.empty()) {
+          run_one(row, *instance, implementation.problems, options.base, device, stream,
+                  context_lost);
+        } else {
+          row.status = Status::error;
+          row.message = setup_error;
+        }
         if (row.passed()) {
           std::printf(" %10.3f ms %10s %-9s PASS\n", row.result.timing.median_ms,
                       ladder::format_rate(row.result.rate).c_str(),
@@ -306,53 +302,43 @@ int run_ladder(const ladder::Options& options, const std::string& program) {
         rows.push_back(row);
       }
     }
-    const auto seconds =
-        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start)
-            .count();
-    std::cout << "\nAll " << plan.size() << " runs done in " << seconds << " s.\n\n";
-    if (stream != nullptr) {
-      (void)cudaStreamDestroy(stream);
-      stream = nullptr;
-    }
+    std::cout << "\nAll " << total << " runs done in " << seconds_since(start) << " s.\n\n";
+    (void)cudaStreamDestroy(stream);
+    stream = nullptr;
 
     ladder::compute_ratios(rows);
     const std::vector<ladder::GoalResult> goals =
         ladder::evaluate_goals(ladder::performance_goals(), rows);
-    if (!options.csv_path.empty()) {
-      std::ostringstream csv;
-      ladder::write_csv(csv, rows, device.name);
-      if (!write_file(options.csv_path, csv.str(), "results CSV"))
-        status = course::kExitError;
-    }
-    if (!options.goals_csv_path.empty()) {
-      std::ostringstream csv;
-      ladder::write_goals_csv(csv, goals);
-      if (!write_file(options.goals_csv_path, csv.str(), "goals CSV"))
-        status = course::kExitError;
-    }
+    std::ostringstream results_csv;
+    std::ostringstream goals_csv;
+    ladder::write_csv(results_csv, rows, device.name);
+    ladder::write_goals_csv(goals_csv, goals);
+    if (!write_file(options.csv_path, results_csv.str(), "results CSV"))
+      status = course::kExitError;
+    if (!write_file(options.goals_csv_path, goals_csv.str(), "goals CSV"))
+      status = course::kExitError;
 
     const auto count = [&](Status wanted) {
       return std::count_if(rows.begin(), rows.end(),
                            [&](const Row& row) { return row.status == wanted; });
     };
-    const auto failed = count(Status::fail);
-    const auto errors = count(Status::error);
     const auto goals_with = [&](const std::string& verdict) {
       return std::count_if(goals.begin(), goals.end(), [&](const ladder::GoalResult& goal) {
         return goal.verdict() == verdict;
       });
     };
-    std::cout << "ladder: " << count(Status::pass) << " results, " << failed << " FAIL, " << errors
-              << " ERROR; goals: " << goals_with("met") << " met, " << goals_with("missed")
-              << " missed, " << goals_with("not measured") << " not measured\n";
+    std::cout << "ladder: " << count(Status::pass) << " results, " << count(Status::fail)
+              << " FAIL, " << count(Status::error) << " ERROR; goals: " << goals_with("met")
+              << " met, " << goals_with("missed") << " missed, " << goals_with("not measured")
+              << " not measured\n";
     if (options.csv_path.empty()) {
       std::cout << "For the table and the goals, run with --csv FILE --goals-csv GOALS and then\n"
                 << "  scripts/update_results_table.py FILE --goals GOALS --print\n"
                 << "(scripts/ladder.sh does both).\n";
     }
-    if (failed > 0) {
+    if (count(Status::fail) > 0) {
       status = course::kExitCheckFailed;
-    } else if (errors > 0) {
+    } else if (count(Status::error) > 0) {
       status = course::kExitError;
     }
   } catch (const std::exception& error) {
@@ -365,6 +351,11 @@ int run_ladder(const ladder::Options& options, const std::string& program) {
 }
 
 }  // namespace
+
+bool ladder::add_chapter(const course::Chapter& chapter) {
+  added_chapters().push_back(chapter);
+  return true;
+}
 
 int main(int argc, char** argv) {
   const std::string program = argc > 0 ? argv[0] : "ladder";

@@ -1,11 +1,8 @@
 #include "options.hpp"
 
-#include "workloads.hpp"
-
 #include "course/parse.hpp"
 
 #include <algorithm>
-#include <iterator>
 #include <sstream>
 
 namespace ladder {
@@ -14,16 +11,12 @@ namespace {
 using course::Problem;
 using course::Workload;
 
-// Runs of the quick mode: enough for a median, short enough for a test.
-constexpr int kQuickWarmup = 1;
-constexpr int kQuickReps = 3;
 constexpr int kDefaultMaskSide = 13;
 constexpr int kDefaultTaps = 127;
-// The largest chapter number --chapters accepts; a chapter this build lacks is refused later, by
-// name.
-constexpr int kMaxChapter = 99;
-// The most warm-up or timed runs, as the chapters' executables take.
-constexpr long long kMaxRuns = 1000000;
+
+Workload square_product(Problem problem, int size) {
+  return course::product_workload(problem, size, size, size);
+}
 
 }  // namespace
 
@@ -59,6 +52,10 @@ std::string usage(const std::string& program) {
 }
 
 Options parse_command_line(int argc, const char* const* argv) {
+  // The most warm-up or timed runs, as the chapters' executables take; the largest chapter number
+  // (a chapter this build lacks is refused later, by name).
+  constexpr long long kMaxRuns = 1000000;
+  constexpr int kMaxChapter = 99;
   Options options;
   std::vector<std::string> size_specs;
   bool quick = false;
@@ -68,61 +65,55 @@ Options parse_command_line(int argc, const char* const* argv) {
   int taps = kDefaultTaps;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
+    // Called only for a flag known to take one, so an unknown flag is refused as such.
+    const auto value = [&] {
+      if (i + 1 >= argc)
+        throw course::UsageError(flag + ": a value is required");
+      return std::string(argv[++i]);
+    };
     if (flag == "--help" || flag == "-h") {
       options.help = true;
-      continue;
-    }
-    if (flag == "--quick") {
+    } else if (flag == "--quick") {
       quick = true;
-      continue;
-    }
-    const char* const takes_value[] = {"--sizes",    "--mask",     "--taps",     "--problem",
-                                       "--problems", "--chapters", "--warmup",   "--reps",
-                                       "--seed",     "--csv",      "--goals-csv"};
-    if (std::find(std::begin(takes_value), std::end(takes_value), flag) == std::end(takes_value))
-      throw course::UsageError("unknown flag \"" + flag + "\"");
-    if (i + 1 >= argc)
-      throw course::UsageError(flag + ": a value is required");
-    const std::string value = argv[++i];
-    if (flag == "--sizes") {
-      size_specs.push_back(value);
+    } else if (flag == "--sizes") {
+      size_specs.push_back(value());
     } else if (flag == "--mask") {
-      mask = course::parse_mask_sides(flag, value);
+      mask = course::parse_mask_sides(flag, value());
     } else if (flag == "--taps") {
-      taps = course::parse_count(flag, value);
+      taps = course::parse_count(flag, value());
     } else if (flag == "--problem" || flag == "--problems") {
-      options.problems = course::parse_problems(flag, value);
+      options.problems = course::parse_problems(flag, value());
     } else if (flag == "--chapters") {
-      for (const std::string& number : course::split(value, ','))
+      for (const std::string& number : course::split(value(), ','))
         options.chapters.push_back(
             static_cast<int>(course::parse_whole_number(flag, number, 1, kMaxChapter)));
     } else if (flag == "--warmup") {
-      options.base.warmup = static_cast<int>(course::parse_whole_number(flag, value, 0, kMaxRuns));
+      options.base.warmup =
+          static_cast<int>(course::parse_whole_number(flag, value(), 0, kMaxRuns));
       warmup_given = true;
     } else if (flag == "--reps") {
-      options.base.reps = static_cast<int>(course::parse_whole_number(flag, value, 1, kMaxRuns));
+      options.base.reps = static_cast<int>(course::parse_whole_number(flag, value(), 1, kMaxRuns));
       reps_given = true;
     } else if (flag == "--seed") {
-      options.base.seed = course::parse_seed(flag, value);
+      options.base.seed = course::parse_seed(flag, value());
     } else if (flag == "--csv") {
-      options.csv_path = value;
-    } else {  // --goals-csv
-      options.goals_csv_path = value;
+      options.csv_path = value();
+    } else if (flag == "--goals-csv") {
+      options.goals_csv_path = value();
+    } else {
+      throw course::UsageError("unknown flag \"" + flag + "\"");
     }
   }
-  if (quick) {
-    options.workloads = ladder::quick_workloads();
-    if (!warmup_given)
-      options.base.warmup = kQuickWarmup;
-    if (!reps_given)
-      options.base.reps = kQuickReps;
-  } else {
-    options.workloads = ladder::default_workloads();
-  }
+  options.workloads = quick ? quick_workloads() : default_workloads();
+  // The quick mode's runs: enough for a median, few enough for a test.
+  if (quick && !warmup_given)
+    options.base.warmup = 1;
+  if (quick && !reps_given)
+    options.base.reps = 3;
   if (!size_specs.empty()) {
     options.workloads.clear();
     for (const std::string& spec : size_specs) {
-      for (const Workload& workload : ladder::parse_sizes(spec, mask.rows, mask.cols, taps))
+      for (const Workload& workload : parse_sizes(spec, mask.rows, mask.cols, taps))
         options.workloads.push_back(workload);
     }
   }
@@ -137,6 +128,73 @@ Options parse_command_line(int argc, const char* const* argv) {
   }
   options.base.check = true;
   return options;
+}
+
+std::vector<Workload> default_workloads() {
+  std::vector<Workload> workloads;
+  for (int size : {1024, 2048, 4096, 8192})
+    workloads.push_back(square_product(Problem::matmul, size));
+  for (int size : {1024, 4096, 6300})
+    workloads.push_back(square_product(Problem::minplus, size));
+  for (int side : {4096, 8192})
+    workloads.push_back(course::conv2d_workload(side, side, kDefaultMaskSide, kDefaultMaskSide));
+  workloads.push_back(course::conv1d_workload(1 << 24, kDefaultTaps));
+  return workloads;
+}
+
+std::vector<Workload> quick_workloads() {
+  // Not multiples of 8, 16, 32 or 64, so every kernel's edge handling runs; one product with
+  // m, n and k all different.
+  return {square_product(Problem::matmul, 67),
+          square_product(Problem::matmul, 257),
+          course::product_workload(Problem::matmul, 65, 33, 127),
+          square_product(Problem::minplus, 129),
+          course::conv2d_workload(131, 97, kDefaultMaskSide, kDefaultMaskSide),
+          course::conv1d_workload(10007, kDefaultTaps)};
+}
+
+std::vector<Workload> parse_sizes(const std::string& spec, int mask_rows, int mask_cols, int taps) {
+  const std::string flag = "--sizes";
+  const std::size_t equals = spec.find('=');
+  if (equals == std::string::npos)
+    course::refuse_value(flag, spec, "expected PROBLEM=SIZE[,SIZE...], e.g. matmul=1024,4096");
+  Problem problem = Problem::matmul;
+  const std::string name = spec.substr(0, equals);
+  if (!course::parse_problem(name, problem))
+    course::refuse_value(flag, spec,
+                         "unknown problem \"" + name + "\" (matmul, minplus, conv2d or conv1d)");
+  const std::string list = spec.substr(equals + 1);
+  if (list.empty())
+    course::refuse_value(flag, spec, "expected at least one size after '='");
+
+  std::vector<Workload> workloads;
+  for (const std::string& size : course::split(list, ',')) {
+    std::vector<int> values;
+    for (const std::string& side : course::split(size, 'x'))
+      values.push_back(course::parse_count(flag, side));
+    const std::size_t given = values.size();
+    switch (problem) {
+      case Problem::matmul:
+      case Problem::minplus:
+        if (given != 1 && given != 3)
+          course::refuse_value(flag, spec, "a product size is N or MxNxK");
+        values.resize(3, values[0]);  // N is NxNxN
+        workloads.push_back(course::product_workload(problem, values[0], values[1], values[2]));
+        break;
+      case Problem::conv2d:
+        if (given != 1 && given != 2)
+          course::refuse_value(flag, spec, "an image size is N or HxW");
+        values.resize(2, values[0]);  // N is NxN
+        workloads.push_back(course::conv2d_workload(values[0], values[1], mask_rows, mask_cols));
+        break;
+      case Problem::conv1d:
+        if (given != 1)
+          course::refuse_value(flag, spec, "a signal size is one number");
+        workloads.push_back(course::conv1d_workload(values[0], taps));
+        break;
+    }
+  }
+  return workloads;
 }
 
 }  // namespace ladder

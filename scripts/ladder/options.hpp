@@ -1,6 +1,7 @@
 /// @file options.hpp
-/// @brief The ladder's command line: what to run (workloads, problems, chapters), how (warm-up,
-/// timed runs, seed) and where the CSV files go; its values are parsed by course/parse.hpp.
+/// @brief The ladder's command line: what to run (each problem at its benchmark sizes, or those of
+/// `--sizes`; which problems and chapters), how (warm-up, timed runs, seed) and where the CSV files
+/// go; its values are parsed by course/parse.hpp.
 #pragma once
 
 #include "course/cli.hpp"
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+/// The performance ladder: every chapter's solution and the vendor baseline, side by side.
 namespace ladder {
 
 /// The ladder's command line.
@@ -28,5 +30,19 @@ std::string usage(const std::string& program);
 /// Parses @p argc / @p argv; throws course::UsageError on an unknown flag, a missing value or a
 /// value out of range. A chapter this build lacks is refused later, against the chapters built.
 Options parse_command_line(int argc, const char* const* argv);
+
+/// The benchmark sizes that usage() lists, chosen so that the whole ladder takes well under two
+/// minutes on an H100 or H200.
+std::vector<course::Workload> default_workloads();
+
+/// Tiny sizes that are not multiples of any tile, for the quick test: a few milliseconds each.
+std::vector<course::Workload> quick_workloads();
+
+/// Parses one `--sizes` value, `PROBLEM=SIZE[,SIZE...]`: products take N (square) or MxNxK,
+/// conv2d takes N (square) or HxW (with the mask @p mask_rows x @p mask_cols), conv1d takes the
+/// signal length (with @p taps taps). Any number may be written 2^E (course::parse_count()).
+/// Throws course::UsageError.
+std::vector<course::Workload> parse_sizes(const std::string& spec, int mask_rows, int mask_cols,
+                                          int taps);
 
 }  // namespace ladder

@@ -1,10 +1,8 @@
 /// @file results.hpp
-/// @brief The ladder's results: one row per implementation and workload, the ratios between rows,
-/// and the CSV file that holds them (scripts/results_table.py renders it, with the goals of
-/// goals.hpp, as the console table, the README's and the site's).
+/// @brief The ladder's results: one row per implementation and workload, their labels, the ratios
+/// between rows, and the CSV file that holds them (scripts/results_table.py renders it, with the
+/// goals of goals.hpp, as the console table, the README's and the site's).
 #pragma once
-
-#include "workloads.hpp"
 
 #include "course/ceiling.hpp"
 #include "course/report.hpp"
@@ -26,20 +24,17 @@ enum class Status {
 /// "PASS", "FAIL" or "ERROR".
 const char* status_name(Status status);
 
-/// The implementation label of the cuBLAS baseline in pedantic FP32.
+/// The implementation labels of the cuBLAS baselines: pedantic FP32, and TF32 tensor cores.
 inline constexpr const char* kCublasLabel = "cuBLAS";
-/// The implementation label of the cuBLAS baseline with TF32 tensor cores.
 inline constexpr const char* kCublasTf32Label = "cuBLAS TF32";
 
-/// The cuBLAS baseline a run of @p arithmetic is compared with: kCublasLabel or kCublasTf32Label.
-const char* cublas_label(course::Arithmetic arithmetic);
+/// The implementation label of chapter @p chapter: "ch01", "ch02", ... for its main kernels (an
+/// empty @p variant), "ch03 dispatch" and the like for a variant.
+std::string implementation_label(int chapter, const std::string& variant = "");
 
-/// The implementation label of chapter @p chapter's solution: "ch01", "ch02", ...
-std::string chapter_label(int chapter);
-
-/// The implementation label of chapter @p chapter's variant @p variant: chapter_label() for the
-/// chapter's main kernels (an empty variant), else "ch03 dispatch" and the like.
-std::string implementation_label(int chapter, const std::string& variant);
+/// A short label of the size, the same for every implementation of one workload, e.g. "4096"
+/// (square product), "300x200x100" (m x n x k), "8192x8192, 13x13 mask", "2^24, 127 taps".
+std::string size_label(const course::Workload& workload);
 
 /// One implementation run on one workload.
 struct Row {
@@ -57,7 +52,7 @@ struct Row {
 
   // Ratios, filled by compute_ratios() for PASS rows; empty where unknown.
   std::optional<double> ceiling_percent;  ///< 100 x rate / ceiling rate
-  std::optional<double> cublas_percent;   ///< 100 x rate / rate of cublas_label(arithmetic)
+  std::optional<double> cublas_percent;   ///< 100 x rate / rate of the cuBLAS of its arithmetic
   std::optional<double> best_percent;     ///< 100 x rate / the best chapter's rate
   std::optional<double> speedup;          ///< previous chapter's median / this median
 
@@ -77,21 +72,17 @@ const Row* find_row(const std::vector<Row>& rows, const course::Workload& worklo
 ///   check is never a reference, and the chapter after it gets no speedup. A chapter's variant is
 ///   compared with the previous chapter too;
 /// - cublas_percent: against the workload's cuBLAS row of the same arithmetic (pedantic FP32 for
-///   the FP32 chapters, TF32 for the tensor-core chapter), when it passed;
+///   the FP32 chapters, TF32 for the tensor-core chapters), when it passed;
 /// - best_percent: against the fastest passing chapter row (chapter rows only);
 /// - ceiling_percent: against the row's ceiling.
 void compute_ratios(std::vector<Row>& rows);
 
 /// The CSV header of write_csv(): device, date, problem, size, chapter, implementation, status,
-/// times, rate, shares of the peak, of cuBLAS (and which cuBLAS baseline), of the best chapter and
-/// of the ceiling, speedup,
-/// kernel resources, the full sizes and the message.
+/// times, rate, shares of the peak, of cuBLAS (and which cuBLAS baseline) and of the best chapter,
+/// speedup, the ceiling and the share of it, kernel resources and name, and the message.
 std::string csv_header();
 
-/// One CSV line (no newline) for @p row on @p device. Unknown numbers are empty fields.
-std::string csv_line(const Row& row, const std::string& device);
-
-/// Writes csv_header() and one line per row.
+/// Writes csv_header() and one line per row on @p device; unknown numbers are empty fields.
 void write_csv(std::ostream& out, const std::vector<Row>& rows, const std::string& device);
 
 /// A number as the CSV files hold it: six significant digits; empty when there is none.

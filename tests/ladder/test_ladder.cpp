@@ -1,16 +1,20 @@
 // CPU tests of the performance ladder's host code: sizes and labels, ceilings, the ratio
-// arithmetic, the goals, and the CSV writer (scripts/ladder/workloads.hpp, results.hpp); its
-// command line is tested in test_ladder_options.cpp.
+// arithmetic, the goals, and the CSV writer (scripts/ladder/results.hpp, goals.hpp); its command
+// line is tested in test_ladder_options.cpp.
 #include "catch.hpp"
 #include "csv_fields.hpp"
 
 #include "goals.hpp"
+#include "options.hpp"
 #include "results.hpp"
-#include "workloads.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -50,10 +54,7 @@ Row make_row(const Workload& workload, const std::string& implementation, int ch
     row.variant = implementation.substr(space + 1);
   row.status = status;
   row.result.problem = workload.problem;
-  row.result.timing.median_ms = median_ms;
-  row.result.timing.min_ms = median_ms;
-  row.result.timing.max_ms = median_ms;
-  row.result.timing.runs = 10;
+  row.result.timing = {median_ms, median_ms, median_ms, 10};
   row.result.rate =
       course::work_per_run(workload) / (median_ms * 1e-3) / course::rate_scale(workload.problem);
   row.result.rate_unit = course::rate_unit(workload.problem);
@@ -63,18 +64,50 @@ Row make_row(const Workload& workload, const std::string& implementation, int ch
   return row;
 }
 
+// A ratio's value, or NaN (equal to nothing, Approx included) where it has none.
+double value(const std::optional<double>& ratio) {
+  return ratio.value_or(std::nan(""));
+}
+
+// The lines of the results CSV of `rows`, the header first.
+std::vector<std::string> csv_lines(const std::vector<Row>& rows, const std::string& device) {
+  std::ostringstream csv;
+  ladder::write_csv(csv, rows, device);
+  std::istringstream in(csv.str());
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(line);
+  return lines;
+}
+
+// Checks what a goal measured (nothing where `measured` is empty) and its verdict.
+void check_goal(const ladder::GoalResult& result, std::optional<double> measured,
+                const std::string& verdict) {
+  INFO(result.goal.description);
+  if (measured) {
+    CHECK(value(result.measured) == Approx(*measured));
+  } else {
+    CHECK_FALSE(result.measured);
+  }
+  CHECK(result.verdict() == verdict);
+}
+
 const Workload kMatmul4096 = course::product_workload(Problem::matmul, 4096, 4096, 4096);
+const Workload kConv2d = course::conv2d_workload(8192, 8192, 13, 13);
 const Workload kConv1d = course::conv1d_workload(1 << 24, 127);
 
 }  // namespace
 
 TEST_CASE("size labels are short and tell workloads apart", "[ladder]") {
-  CHECK(ladder::size_label(kMatmul4096) == "4096");
-  CHECK(ladder::size_label(course::product_workload(Problem::minplus, 300, 200, 100)) ==
-        "300x200x100");
-  CHECK(ladder::size_label(course::conv2d_workload(8192, 8192, 13, 13)) == "8192x8192, 13x13 mask");
-  CHECK(ladder::size_label(kConv1d) == "2^24, 127 taps");
-  CHECK(ladder::size_label(course::conv1d_workload(10007, 127)) == "10007, 127 taps");
+  const std::pair<Workload, std::string> cases[] = {
+      {kMatmul4096, "4096"},
+      {course::product_workload(Problem::minplus, 300, 200, 100), "300x200x100"},
+      {kConv2d, "8192x8192, 13x13 mask"},
+      {kConv1d, "2^24, 127 taps"},
+      {course::conv1d_workload(10007, 127), "10007, 127 taps"},
+  };
+  for (const auto& [workload, label] : cases)
+    CHECK(ladder::size_label(workload) == label);
   CHECK((kMatmul4096 == course::product_workload(Problem::matmul, 4096, 4096, 4096)));
   CHECK_FALSE((kMatmul4096 == course::product_workload(Problem::minplus, 4096, 4096, 4096)));
 }
@@ -82,10 +115,8 @@ TEST_CASE("size labels are short and tell workloads apart", "[ladder]") {
 TEST_CASE("the default plan holds the benchmark sizes the goals are measured on", "[ladder]") {
   const std::vector<Workload> plan = ladder::default_workloads();
   for (const ladder::Goal& goal : ladder::performance_goals()) {
-    bool found = false;
-    for (const Workload& workload : plan)
-      found = found || (workload == goal.workload);
-    CHECK(found);
+    INFO(goal.description);
+    CHECK(std::find(plan.begin(), plan.end(), goal.workload) != plan.end());
   }
 }
 
@@ -97,6 +128,8 @@ TEST_CASE("ceilings: the arithmetic peak or the memory bound, whichever is lower
   const course::Ceiling matmul = course::ceiling(kMatmul4096, device);
   CHECK(matmul.name == "FP32 peak");
   CHECK(matmul.rate == Approx(51.2));  // TFLOP/s
+  // A matrix product of 4096 is arithmetic bound by far.
+  CHECK(matmul.memory_rate > 10 * matmul.compute_rate);
 
   const course::Ceiling minplus =
       course::ceiling(course::product_workload(Problem::minplus, 4096, 4096, 4096), device);
@@ -105,15 +138,11 @@ TEST_CASE("ceilings: the arithmetic peak or the memory bound, whichever is lower
 
   // conv2d with a 13 x 13 mask: 338 FLOP per pixel, so 51.2e12 / 338 pixels/s from arithmetic;
   // 8 bytes per pixel at 1.024 TB/s gives 128 Gpixel/s from memory, which is tighter.
-  const course::Ceiling conv2d =
-      course::ceiling(course::conv2d_workload(8192, 8192, 13, 13), device);
+  const course::Ceiling conv2d = course::ceiling(kConv2d, device);
   CHECK(conv2d.compute_rate == Approx(51.2e12 / 338 / 1e9));
   CHECK(conv2d.memory_rate == Approx(128.0).epsilon(1e-4));
   CHECK(conv2d.name == "memory bound");
   CHECK(conv2d.rate == Approx(conv2d.memory_rate));
-
-  // A matrix product of 4096 is arithmetic bound by far.
-  CHECK(matmul.memory_rate > 10 * matmul.compute_rate);
 
   // bytes: inputs read once and the output written once.
   CHECK(course::bytes_per_run(kMatmul4096) == Approx(3.0 * 4096 * 4096 * 4));
@@ -143,68 +172,59 @@ TEST_CASE("ratios: speedup over the previous chapter, shares of cuBLAS and the b
   ladder::compute_ratios(rows);
 
   CHECK_FALSE(rows[0].speedup);  // chapter 1 has no previous chapter
-  REQUIRE(rows[1].speedup);
-  CHECK(*rows[1].speedup == Approx(2.0));
+  CHECK(value(rows[1].speedup) == Approx(2.0));
   CHECK_FALSE(rows[2].speedup);  // a FAIL gets no ratios at all
   CHECK_FALSE(rows[2].cublas_percent);
   CHECK_FALSE(rows[2].ceiling_percent);
   CHECK_FALSE(rows[3].speedup);  // its previous chapter failed: never a reference
 
-  REQUIRE(rows[3].cublas_percent);
-  CHECK(*rows[3].cublas_percent == Approx(80.0));
-  CHECK(*rows[0].cublas_percent == Approx(10.0));
+  CHECK(value(rows[3].cublas_percent) == Approx(80.0));
+  CHECK(value(rows[0].cublas_percent) == Approx(10.0));
   CHECK_FALSE(rows[4].cublas_percent);  // the baseline against itself says nothing
   CHECK_FALSE(rows[4].best_percent);
-  REQUIRE(rows[4].ceiling_percent);
+  CHECK(rows[4].ceiling_percent);
 
-  CHECK(*rows[3].best_percent == Approx(100.0));
-  CHECK(*rows[1].best_percent == Approx(25.0));
+  CHECK(value(rows[3].best_percent) == Approx(100.0));
+  CHECK(value(rows[1].best_percent) == Approx(25.0));
 
   // 2 x 4096^3 FLOP in 5 ms is 27.49 TFLOP/s, of a 51.2 TFLOP/s peak.
   CHECK(rows[3].result.rate == Approx(27.4878).epsilon(1e-4));
-  CHECK(*rows[3].ceiling_percent == Approx(100.0 * 27.4878 / 51.2).epsilon(1e-4));
+  CHECK(value(rows[3].ceiling_percent) == Approx(100.0 * 27.4878 / 51.2).epsilon(1e-4));
 
   // conv1d: chapter 2 does not carry it, so chapter 3 is compared with chapter 1.
-  REQUIRE(rows[6].speedup);
-  CHECK(*rows[6].speedup == Approx(3.0));
+  CHECK(value(rows[6].speedup) == Approx(3.0));
   CHECK_FALSE(rows[6].cublas_percent);
 }
 
 TEST_CASE("a chapter's variant is its best: the next chapter's speedup is over it", "[ladder]") {
-  const Workload conv2d = course::conv2d_workload(8192, 8192, 13, 13);
   std::vector<Row> rows = {
       make_row(kMatmul4096, "ch02", 2, 20.0),
       make_row(kMatmul4096, "ch03", 3, 25.0),
       make_row(kMatmul4096, "ch03 dispatch", 3, 21.0),
       make_row(kMatmul4096, "ch04", 4, 7.0),
-      make_row(conv2d, "ch02", 2, 6.0),
-      make_row(conv2d, "ch03 dispatch", 3, 6.5, Status::fail),
-      make_row(conv2d, "ch03", 3, 7.0),
-      make_row(conv2d, "ch04", 4, 2.0),
+      make_row(kConv2d, "ch02", 2, 6.0),
+      make_row(kConv2d, "ch03 dispatch", 3, 6.5, Status::fail),
+      make_row(kConv2d, "ch03", 3, 7.0),
+      make_row(kConv2d, "ch04", 4, 2.0),
       make_row(kConv1d, "ch01", 1, 3.0),
       make_row(kConv1d, "ch03", 3, 1.0),
   };
   ladder::compute_ratios(rows);
   // Both chapter-3 rows are compared with chapter 2.
-  REQUIRE(rows[1].speedup);
-  CHECK(*rows[1].speedup == Approx(0.8));
-  REQUIRE(rows[2].speedup);
-  CHECK(*rows[2].speedup == Approx(20.0 / 21.0));
+  CHECK(value(rows[1].speedup) == Approx(0.8));
+  CHECK(value(rows[2].speedup) == Approx(20.0 / 21.0));
   // Chapter 4 is compared with chapter 3's variant, not its main kernels.
-  REQUIRE(rows[3].speedup);
-  CHECK(*rows[3].speedup == Approx(3.0));
+  CHECK(value(rows[3].speedup) == Approx(3.0));
   // The variant failed its check: no reference, whatever the main kernels did.
   CHECK_FALSE(rows[7].speedup);
   // A chapter without a variant row for a workload is compared with its main row.
-  REQUIRE(rows[9].speedup);
-  CHECK(*rows[9].speedup == Approx(3.0));
+  CHECK(value(rows[9].speedup) == Approx(3.0));
   CHECK(ladder::implementation_label(3, "dispatch") == "ch03 dispatch");
   CHECK(ladder::implementation_label(3, "") == "ch03");
 }
 
 TEST_CASE("goals: met, missed, or not measured", "[ladder]") {
   const Workload minplus = course::product_workload(Problem::minplus, 4096, 4096, 4096);
-  const Workload conv2d = course::conv2d_workload(8192, 8192, 13, 13);
   std::vector<Row> rows = {
       make_row(kMatmul4096, "ch01", 1, 30.0),
       make_row(kMatmul4096, "ch02", 2, 15.0),
@@ -213,32 +233,25 @@ TEST_CASE("goals: met, missed, or not measured", "[ladder]") {
       make_row(kMatmul4096, "ch04", 4, 5.0),
       make_row(kMatmul4096, ladder::kCublasLabel, 0, 4.0),
       make_row(minplus, "ch04", 4, 10.0),
-      make_row(conv2d, "ch02", 2, 6.0),
-      make_row(conv2d, "ch03", 3, 6.2),
-      make_row(conv2d, "ch03 dispatch", 3, 7.0),
-      make_row(conv2d, "ch04", 4, 2.5, Status::fail),
+      make_row(kConv2d, "ch02", 2, 6.0),
+      make_row(kConv2d, "ch03", 3, 6.2),
+      make_row(kConv2d, "ch03 dispatch", 3, 7.0),
+      make_row(kConv2d, "ch04", 4, 2.5, Status::fail),
   };
   rows[6].result.peak_percent = 69.0;
   ladder::compute_ratios(rows);
   const std::vector<ladder::GoalResult> goals =
       ladder::evaluate_goals(ladder::performance_goals(), rows);
   REQUIRE(goals.size() == 16);
-  REQUIRE(goals[0].measured);
-  CHECK(*goals[0].measured == Approx(2.0));
-  CHECK(goals[0].verdict() == "met");
+  check_goal(goals[0], 2.0, "met");
   // Chapter 3 dispatch against chapter 2: the variant's row, not the main kernels' (0.83x).
-  REQUIRE(goals[1].measured);
-  CHECK(*goals[1].measured == Approx(15.0 / 16.0));
-  CHECK(goals[1].verdict() == "met");
-  CHECK(*goals[2].measured == Approx(80.0));
-  CHECK(goals[2].verdict() == "met");
-  CHECK(*goals[3].measured == Approx(69.0));
-  CHECK(goals[3].verdict() == "missed");
-  REQUIRE(goals[4].measured);
-  CHECK(*goals[4].measured == Approx(6.0 / 7.0));
-  CHECK(goals[4].verdict() == "missed");
-  CHECK_FALSE(goals[5].measured);  // chapter 4's conv2d failed its check
-  CHECK(goals[5].verdict() == "not measured");
+  check_goal(goals[1], 15.0 / 16.0, "met");
+  check_goal(goals[2], 80.0, "met");
+  check_goal(goals[3], 69.0, "missed");
+  check_goal(goals[4], 6.0 / 7.0, "missed");
+  check_goal(goals[5], std::nullopt, "not measured");  // chapter 4's conv2d failed its check
+  for (std::size_t i = 6; i < goals.size(); ++i)
+    check_goal(goals[i], std::nullopt, "not measured");  // no chapter 5, 6 or 7 rows
 
   std::ostringstream csv;
   ladder::write_goals_csv(csv, goals);
@@ -246,8 +259,6 @@ TEST_CASE("goals: met, missed, or not measured", "[ladder]") {
   CHECK(text.rfind("goal,target,measured,unit,verdict\n", 0) == 0);
   CHECK(text.find("\"conv2d 8192x8192, 13x13 mask: chapter 4 at least 3x chapter 2\",3,,x,"
                   "not measured") != std::string::npos);
-  for (std::size_t i = 6; i < goals.size(); ++i)
-    CHECK(goals[i].verdict() == "not measured");  // no chapter 5, 6 or 7 rows
 }
 
 TEST_CASE("the tensor-core chapter is measured against cuBLAS with tensor cores", "[ladder]") {
@@ -262,44 +273,28 @@ TEST_CASE("the tensor-core chapter is measured against cuBLAS with tensor cores"
   rows[2].arithmetic = course::Arithmetic::tf32;
   rows[4].arithmetic = course::Arithmetic::tf32;
   ladder::compute_ratios(rows);
-  REQUIRE(rows[1].cublas_percent);
-  CHECK(*rows[1].cublas_percent == Approx(100.0 * 21.0 / 22.0));  // FP32 against FP32
-  REQUIRE(rows[2].cublas_percent);
-  CHECK(*rows[2].cublas_percent == Approx(50.0));  // TF32 against TF32: 3 ms / 6 ms
-  CHECK_FALSE(rows[3].cublas_percent);             // the baselines are not compared
+  CHECK(value(rows[1].cublas_percent) == Approx(100.0 * 21.0 / 22.0));  // FP32 against FP32
+  CHECK(value(rows[2].cublas_percent) == Approx(50.0));  // TF32 against TF32: 3 ms / 6 ms
+  CHECK_FALSE(rows[3].cublas_percent);                   // the baselines are not compared
   CHECK_FALSE(rows[4].cublas_percent);
 
   const std::vector<ladder::GoalResult> goals =
       ladder::evaluate_goals(ladder::performance_goals(), rows);
   const auto goal = [&](const std::string& description) {
-    for (const auto& result : goals) {
-      if (result.goal.description == description)
-        return result;
-    }
-    FAIL("no goal " << description);
-    return ladder::GoalResult{};
+    const auto found = std::find_if(goals.begin(), goals.end(), [&](const auto& result) {
+      return result.goal.description == description;
+    });
+    REQUIRE(found != goals.end());
+    return *found;
   };
-  const auto tf32 = goal("matmul 8192: chapter 6 at least 60% of cuBLAS TF32");
-  REQUIRE(tf32.measured);
-  CHECK(*tf32.measured == Approx(50.0));
-  CHECK(tf32.verdict() == "missed");
-  const auto speedup = goal("matmul 8192: chapter 6 at least 3x chapter 4");
-  REQUIRE(speedup.measured);
-  CHECK(*speedup.measured == Approx(4.0));
-  CHECK(speedup.verdict() == "met");
-  const auto fp32 = goal("matmul 8192: chapter 5 at least 100% of cuBLAS");
-  REQUIRE(fp32.measured);
-  CHECK(fp32.verdict() == "missed");
+  check_goal(goal("matmul 8192: chapter 6 at least 60% of cuBLAS TF32"), 50.0, "missed");
+  check_goal(goal("matmul 8192: chapter 6 at least 3x chapter 4"), 4.0, "met");
+  check_goal(goal("matmul 8192: chapter 5 at least 100% of cuBLAS"), 100.0 * 21.0 / 22.0, "missed");
 
-  std::ostringstream csv;
-  ladder::write_csv(csv, rows, "Example GPU");
-  std::istringstream lines(csv.str());
-  std::string header;
-  std::string line;
-  std::getline(lines, header);
+  const std::vector<std::string> lines = csv_lines(rows, "Example GPU");
   std::vector<std::string> references;
-  while (std::getline(lines, line))
-    references.push_back(field(header, line, "cublas_reference"));
+  for (std::size_t i = 1; i < lines.size(); ++i)
+    references.push_back(field(lines[0], lines[i], "cublas_reference"));
   CHECK(references == std::vector<std::string>{"cuBLAS", "cuBLAS", "cuBLAS TF32", "", ""});
 }
 
@@ -321,52 +316,43 @@ TEST_CASE("the CSV writer: one field per column, FAILs without figures", "[ladde
   rows[0].result.peak_percent = 6.5;
   ladder::compute_ratios(rows);
 
-  std::ostringstream out;
-  ladder::write_csv(out, rows, "Round GPU, rev \"B\"");
-  std::istringstream in(out.str());
-  std::string header;
-  std::getline(in, header);
+  const std::vector<std::string> lines = csv_lines(rows, "Round GPU, rev \"B\"");
+  const std::string& header = lines[0];
   CHECK(header == ladder::csv_header());
-  const std::size_t columns = split_csv(header).size();
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);)
-    lines.push_back(line);
-  REQUIRE(lines.size() == rows.size());
+  REQUIRE(lines.size() == rows.size() + 1);
   for (const std::string& line : lines)
-    CHECK(split_csv(line).size() == columns);
+    CHECK(split_csv(line).size() == split_csv(header).size());
 
-  const std::string& pass = lines[0];
-  CHECK(field(header, pass, "device") == "Round GPU, rev \"B\"");
-  CHECK(field(header, pass, "date") == "2025-01-15");
-  CHECK(field(header, pass, "problem") == "matmul");
-  CHECK(field(header, pass, "sizes") == "4096");
-  CHECK(field(header, pass, "chapter") == "1");
-  CHECK(field(header, pass, "status") == "PASS");
-  CHECK(std::stod(field(header, pass, "median_ms")) == Approx(40.0));
-  CHECK(std::stod(field(header, pass, "rate")) == Approx(3.43597).epsilon(1e-4));
-  CHECK(field(header, pass, "rate_unit") == "TFLOP/s");
-  CHECK(std::stod(field(header, pass, "cublas_percent")) == Approx(10.0));
-  CHECK(std::stod(field(header, pass, "peak_percent")) == Approx(6.5));
-  CHECK(field(header, pass, "speedup").empty());
-  CHECK(field(header, pass, "registers") == "40");
-  CHECK(field(header, pass, "shared_bytes") == "1536");
-  CHECK(field(header, pass, "blocks_per_sm") == "6");
-  CHECK(field(header, pass, "kernel") == kernel.name);
-  CHECK(field(header, pass, "ceiling_name") == "FP32 peak");
-
-  const std::string& fail = lines[1];
-  CHECK(field(header, fail, "status") == "FAIL");
-  CHECK(field(header, fail, "median_ms").empty());
-  CHECK(field(header, fail, "rate").empty());
-  CHECK(field(header, fail, "cublas_percent").empty());
-  CHECK(field(header, fail, "message") == "FAIL: 3 elements outside the tolerance");
-
-  const std::string& baseline = lines[2];
-  CHECK(field(header, baseline, "chapter").empty());
-  CHECK(field(header, baseline, "implementation") == "cuBLAS");
-  CHECK(field(header, baseline, "registers").empty());
-
-  CHECK(field(header, lines[3], "sizes") == "2^24, 127 taps");
+  // The fields of a line, by column, as the CSV writer writes them.
+  using Fields = std::vector<std::pair<const char*, std::string>>;
+  const auto check_fields = [&](const std::string& line, const Fields& fields) {
+    for (const auto& [name, text] : fields)
+      CHECK(field(header, line, name) == text);
+  };
+  check_fields(lines[1], {{"device", "Round GPU, rev \"B\""},
+                          {"date", "2025-01-15"},
+                          {"problem", "matmul"},
+                          {"sizes", "4096"},
+                          {"chapter", "1"},
+                          {"status", "PASS"},
+                          {"median_ms", "40"},
+                          {"rate", "3.43597"},
+                          {"rate_unit", "TFLOP/s"},
+                          {"cublas_percent", "10"},
+                          {"peak_percent", "6.5"},
+                          {"speedup", ""},
+                          {"registers", "40"},
+                          {"shared_bytes", "1536"},
+                          {"blocks_per_sm", "6"},
+                          {"kernel", kernel.name},
+                          {"ceiling_name", "FP32 peak"}});
+  check_fields(lines[2], {{"status", "FAIL"},
+                          {"median_ms", ""},
+                          {"rate", ""},
+                          {"cublas_percent", ""},
+                          {"message", "FAIL: 3 elements outside the tolerance"}});
+  check_fields(lines[3], {{"chapter", ""}, {"implementation", "cuBLAS"}, {"registers", ""}});
+  check_fields(lines[4], {{"sizes", "2^24, 127 taps"}});
 }
 
 TEST_CASE("the committed sample CSV has the writer's columns", "[ladder]") {
@@ -378,10 +364,10 @@ TEST_CASE("the committed sample CSV has the writer's columns", "[ladder]") {
 }
 
 TEST_CASE("rates print with three significant digits", "[ladder]") {
-  CHECK(ladder::format_rate(41.23) == "41.2");
-  CHECK(ladder::format_rate(5.214) == "5.21");
-  CHECK(ladder::format_rate(0.8531) == "0.853");
-  CHECK(ladder::format_rate(203.4) == "203");
+  const std::pair<double, std::string> cases[] = {
+      {41.23, "41.2"}, {5.214, "5.21"}, {0.8531, "0.853"}, {203.4, "203"}};
+  for (const auto& [rate, text] : cases)
+    CHECK(ladder::format_rate(rate) == text);
 }
 
 // The summary (the console table, the README's and the site's) is rendered from the two CSV files
@@ -393,15 +379,11 @@ TEST_CASE("the summary marks failures and leaves them out of the figures", "[lad
       make_row(kMatmul4096, ladder::kCublasLabel, 0, 4.0),
   };
   ladder::compute_ratios(rows);
-  std::ostringstream results;
-  ladder::write_csv(results, rows, "Round GPU");
-  std::istringstream lines(results.str());
-  std::string header;
-  std::string pass;
-  std::string fail;
-  std::getline(lines, header);
-  std::getline(lines, pass);
-  std::getline(lines, fail);
+  const std::vector<std::string> lines = csv_lines(rows, "Round GPU");
+  REQUIRE(lines.size() == 4);
+  const std::string& header = lines[0];
+  const std::string& pass = lines[1];
+  const std::string& fail = lines[2];
   CHECK(std::stod(field(header, pass, "cublas_percent")) == Approx(10.0));
   CHECK(field(header, pass, "cublas_reference") == "cuBLAS");
   CHECK(field(header, fail, "status") == "FAIL");
