@@ -5,24 +5,18 @@ it points nowhere.
   check_site.py HTML_DIR --edition full|student --chapters ch01,ch02 [--skip-if-missing]
 
 Fails (status 1, one line per problem) unless:
-- the main page, the tools, instructors, results and API pages exist, with the API reference of
-  namespace course, of every listed chapter's namespace and the file list;
-- there is a page for exactly the listed chapters (chNN.html), each linking to the previous and
-  next chapter, to the tools page and to the chapter's hints page (chNN_hints.html, in both
-  editions) and appendix page (chNN_appendix.html) where there is one, and showing at least one
-  figure of its chapter (chapters/NN_slug/figures/NAME.svg) as an image; every chapter after the
-  first has its "what changed" page, and the full edition has each chapter's "exercises solved"
-  page while the student edition has none, nor any page of a file in solutions/;
-- the results page shows the committed plot, or says that none is committed;
-- no page shows Doxygen or Markdown syntax that failed to render (`@ref`, a code fence, a link or
-  an image, bold, a code span as text);
-- every internal link, image, stylesheet, script, frame and object resolves to a file of the site,
-  and every `#fragment` to an anchor of its page; this covers the tree view's and the search's
-  JavaScript indexes too;
-- nothing is loaded from the network (no CDN for formulas or scripts): the site reads offline.
-
-With --skip-if-missing a site that was not built is reported as "SKIPPED: docs not built" (for
-CTest) instead of failing. Only the Python standard library is used.
+- the main, tools, instructors, results and API pages, the file list and the namespace pages of
+  course and of every listed chapter exist;
+- exactly the listed chapters have a page (chNN.html), linking the previous and next chapter, the
+  course map, the tools page, its hints page and its appendix page (where there is one), and
+  showing a figure of its chapter; every chapter after the first has its "what changed" page (with
+  a diff), the full edition its "exercises solved" pages, the student edition no solution page;
+- the results page shows the committed plot or says that none is committed;
+- no page shows Doxygen or Markdown syntax that failed to render;
+- every internal link, image, script and frame, and those of the JavaScript indexes of the tree
+  view and the search, resolves to a file of the site and its #fragment to an anchor there;
+- nothing is loaded from the network: the site reads offline.
+With --skip-if-missing a site that was not built is "SKIPPED: docs not built" (for CTest).
 """
 
 import argparse

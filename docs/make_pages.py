@@ -1,27 +1,22 @@
 #!/usr/bin/env python3
-"""Writes the Markdown pages that Doxygen turns into the course's HTML site.
-
-From the repository's own files, at build time:
+"""Writes the Markdown pages that Doxygen turns into the course's HTML site, at build time, from
+the repository's own files:
   index.md             the README as the main page (links to chapters become links to their pages)
   chNN.md              each chapter's lesson, with previous / next navigation; its figures
-                       (`![caption](figures/NAME.svg)`, the SVGs committed next to their .dot
-                       sources) are copied into the site
+                       (`![caption](figures/NAME.svg)`, committed SVGs) are copied into the site
   chNN_appendix.md     the chapter's APPENDIX.md, where there is one
   chNN_hints.md        the chapter's HINTS.md, in both editions (hints are not solutions)
-  chNN_changes.md      what changed since the previous chapter: a diff of the kernels, launchers
-                       and driver
+  chNN_changes.md      what changed since the previous chapter: kernels, launchers and driver
   chNN_solution.md     (full edition only) the exercises solved: the student's kernels against
                        the solution's
-  results.md           the ladder's results table and the profile, written from results/*.csv by
-                       the writers of the README's, and the committed plots
+  results.md           the ladder's results table, the profile and the committed plots, written
+                       from results/*.csv by the writers of the README's
   api.md               a guide to the API reference
   <name>.md            every page in docs/pages/ (tools, instructors)
-
-Links between repository files lead to their pages (docs/sitegen/links.py says how). The edition
-decides which kernels are shown: the full edition documents and diffs solutions/, the student
-edition chapters/ (no solution code at all). Besides the pages, it writes linemap.json: which
-generated line came from which source line, so that run_doxygen.py can report Doxygen's warnings
-against the files people edit. Only the Python standard library is used.
+Links between repository files lead to their pages (docs/sitegen/links.py). The full edition
+documents and diffs solutions/, the student edition chapters/ (no solution code at all).
+linemap.json says which source line each generated line came from, so that run_doxygen.py can
+report Doxygen's warnings against the files people edit. Only the Python standard library is used.
 """
 
 import argparse

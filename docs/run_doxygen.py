@@ -1,15 +1,11 @@
 #!/usr/bin/env python3
 """Runs Doxygen for one edition of the course site and reports its warnings against the files
-people edit.
-
-The pages Doxygen reads are generated (make_pages.py); a warning about line 40 of a generated page
-is reported here as the line of the lesson, README or docs/pages file it came from (linemap.json),
-and every path is shown relative to the repository. Any warning fails the run, as does a non-zero
-status from Doxygen (its configuration already says WARN_AS_ERROR = FAIL_ON_WARNINGS).
-
-The HTML output directory is emptied first, so pages of a chapter that no longer exists do not
-linger. Afterwards the SVG images (the chapters' figures, the ladder's plot) are shown at their
-drawing's size, scaling down with the window. Only the Python standard library is used.
+people edit: a warning about a line of a generated page (make_pages.py) names the line of the
+lesson, README or docs/pages file it came from (linemap.json), with paths relative to the
+repository. Any warning, or a non-zero status from Doxygen, fails the run. The HTML directory is
+emptied first, so that the pages of a chapter that no longer exists do not linger; afterwards the
+SVG images (figures, plots) are shown at their drawing's size, scaling down with the window.
+Only the Python standard library is used.
 """
 
 import argparse
@@ -21,7 +17,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-FAILED_MARKER = "DOXYGEN_FAILED.txt"
 MESSAGE = re.compile(r"^(?P<file>[^:\n]+?):(?P<line>\d+): (?P<text>.*)$")
 # Markdown images in SVG (the chapters' figures, the ladder's plot) become objects of their
 # natural size; as images they scale down too. An image is given the width its drawing has at
@@ -112,7 +107,7 @@ def main():
         # Doxygen writes its pages even when it fails; this file tells check_site.py (and the
         # CTest test that runs it) that they are not to be trusted.
         args.html.mkdir(parents=True, exist_ok=True)
-        (args.html / FAILED_MARKER).write_text(
+        (args.html / "DOXYGEN_FAILED.txt").write_text(
             f"Doxygen reported {warnings} warning(s); see the output of the docs target.\n",
             encoding="utf-8")
         return 1

@@ -1,2 +1,2 @@
 """The course site's page writer (docs/make_pages.py): markdown reads Markdown, links rewrites
-links and labels headings, diffs compares files, pages and results assemble the pages."""
+links and labels headings, pages and results assemble the pages (pages also writes the diffs)."""

@@ -1,13 +1,12 @@
 """Links between repository files, rewritten for the site.
 
-A link to a chapter's README.md, APPENDIX.md or HINTS.md leads to its page, a link to a documented
-header (common/, a chapter's launch.cuh and kernels.cuh) to its reference page, a link to a heading
-of a Markdown file to that section, an image to a copy of it in the site; links to other repository
-files keep their text. A link to a file that does not exist is an error, reported with its line.
-Every heading gets a label unique across the site, so that GitHub's `#anchor` links keep working.
-Links and images are read in their inline form, `[text](path)` and `![caption](path)`: the pages
-use no other (a reference-style link or an HTML <img> is left as written, and Doxygen or
-check_site.py then reports the broken link it makes).
+A link to a page's Markdown file (a lesson, its appendix or hints, docs/pages) leads to its page or
+a heading there, a link to a documented header to its reference page, an image to its copy in the
+site; links to other repository files keep their text; a link to a missing file is an error
+reported with its line. Every heading gets a label unique across the site, so that GitHub's
+`#anchor` links keep working. Only inline links and images are read, `[text](path)` and
+`![caption](path)` (the pages use no other form; Doxygen or check_site.py reports another's
+broken link).
 """
 
 import re
@@ -25,7 +24,6 @@ OLD_DIAGRAM_MARKER = re.compile(r"^\s*<!--\s*diagram:\s*([A-Za-z0-9_\-]+?)(?:\.d
 
 
 def label_from_slug(prefix, slug, used):
-    """A Doxygen label unique across the site for a heading of page @p prefix."""
     ascii_slug = re.sub(r"[^a-z0-9_\-]", "", slug.encode("ascii", "ignore").decode()).strip("-")
     label = f"{prefix}-{ascii_slug or 'section'}"
     candidate, count = label, 1
@@ -53,9 +51,8 @@ class Site:
         for header in sorted((root / "common/include/course").glob("*")):
             if header.suffix in (".hpp", ".cuh", ".h"):
                 # Doxygen knows these by their include name (STRIP_FROM_INC_PATH): course/NAME
-                # is what tells common/include/course/launch.cuh from a chapter's launch.cuh.
-                self.documented[header.relative_to(root).as_posix()] = \
-                    header.relative_to(root / "common/include").as_posix()
+                # tells common/include/course/launch.cuh from a chapter's launch.cuh.
+                self.documented[f"common/include/course/{header.name}"] = f"course/{header.name}"
         for chapter in chapters:
             documented = chapter.kernels(edition)
             if (root / documented).exists():
@@ -82,11 +79,8 @@ class Site:
         lines. The first level-1 heading is the page title: it gets the page's label (the main
         page's none; its other headings' labels start with readme-)."""
         prefix = "readme" if page_label == "index" else page_label
-        slugs = {}
-        labels = {}
-        seen_title = False
-        fence = None
-        result = []
+        slugs, labels, result = {}, {}, []
+        seen_title, fence = False, None
         for text in lines:
             fence, code = track_fence(fence, text)
             heading = None if code else HEADING.match(text)
@@ -187,14 +181,12 @@ class Site:
         """The Markdown @p lines (already labelled) of @p rel with their links rewritten, as
         (text, source line) pairs. A link or image whose text wraps over several lines is joined
         into one line (Doxygen reads a link on one line only), so there may be fewer lines."""
-        result = []
-        fence = None
-        offset = 0
+        result, fence, offset = [], None, 0
         while offset < len(lines):
             text = lines[offset]
-            number = offset + 1
-            fence, code = track_fence(fence, text)
             offset += 1
+            number = offset
+            fence, code = track_fence(fence, text)
             marker = None if code else OLD_DIAGRAM_MARKER.match(text)
             if marker:
                 self.errors.append(

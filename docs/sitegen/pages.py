@@ -1,12 +1,13 @@
 """The pages of the site, each a Markdown file for Doxygen that remembers which source line each of
 its lines came from (the line map, with which run_doxygen.py reports Doxygen's warnings against
-the files people edit)."""
+the files people edit), and the differences of files that the diff pages show as HTML tables."""
 
+import difflib
+import html
 import re
 from pathlib import Path
 
 from .chapters import HOME_NAV, SiteError, nav_box, read_lines
-from .diffs import diff_section
 from .markdown import title_index
 
 
@@ -14,9 +15,7 @@ class Page:
     """The lines of one generated page, each remembering its source file and line (if any)."""
 
     def __init__(self, name):
-        self.name = name
-        self.lines = []
-        self.origins = []
+        self.name, self.lines, self.origins = name, [], []
 
     def add(self, *texts):
         """Adds lines written here (a text may hold several)."""
@@ -90,14 +89,53 @@ def chapter_pages(site, index):
     return pages
 
 
+def diff_row(kind, old_number, new_number, sign, text):
+    return (f'<tr class="{kind}"><td class="num">{old_number}</td><td class="num">{new_number}'
+            f'</td><td class="code">{sign}{html.escape(text.expandtabs(8))}</td></tr>')
+
+
+def diff_html(old_lines, new_lines, old_name, new_name):
+    """A unified diff as an HTML table: old and new line numbers, then the line, removed lines
+    red, added lines green, unchanged context grey. Returns the HTML and the numbers of lines
+    added and removed."""
+    rows, added, removed = [], 0, 0
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for group in matcher.get_grouped_opcodes(3):
+        first, last = group[0], group[-1]
+        header = (f"@@ -{first[1] + 1},{last[2] - first[1]} "
+                  f"+{first[3] + 1},{last[4] - first[3]} @@")
+        rows.append(f'<tr class="hunk"><td class="num"></td><td class="num"></td>'
+                    f'<td class="code">{html.escape(header)}</td></tr>')
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                rows += [diff_row("ctx", i + 1, j + 1, " ", old_lines[i])
+                         for i, j in zip(range(i1, i2), range(j1, j2))]
+                continue
+            rows += [diff_row("del", i + 1, "", "-", old_lines[i]) for i in range(i1, i2)]
+            rows += [diff_row("add", "", j + 1, "+", new_lines[j]) for j in range(j1, j2)]
+            removed += i2 - i1
+            added += j2 - j1
+    if not rows:
+        return '<p class="course-diff-same">The two files are identical.</p>\n', 0, 0
+    head = (f'<div class="course-diff-files"><span class="del">--- {html.escape(old_name)}</span>'
+            f'<br/><span class="add">+++ {html.escape(new_name)}</span></div>\n')
+    return (head + '<div class="course-diff-scroll"><table class="course-diff">\n' +
+            "\n".join(rows) + "\n</table></div>\n"), added, removed
+
+
 def diff_page(site, chapter, suffix, title, intro, diffs):
-    """A page of differences between files: @p diffs lists (heading or None, old, new, name)."""
+    """A page of differences between files: @p diffs lists (heading or None, old, new, name of
+    the HTML fragment that holds the diff, for `@htmlinclude`)."""
     page = Page(f"{chapter.key}_{suffix}.md")
     page.add(f"# Chapter {chapter.number}: {title} {{#{chapter.key}_{suffix}}}", "",
              chapter.back_nav(), "", intro, "")
     for heading, old_rel, new_rel, name in diffs:
+        fragment, added, removed = diff_html(read_lines(site.root, old_rel),
+                                             read_lines(site.root, new_rel), old_rel, new_rel)
+        (site.out_dir / "include" / name).write_text(fragment, encoding="utf-8")
         page.add(*([heading, ""] if heading else []),
-                 *diff_section(site, old_rel, new_rel, name), "")
+                 f"`{old_rel}` &rarr; `{new_rel}`: {added} lines added, {removed} removed.", "",
+                 f"@htmlinclude {name}", "")
     page.add(chapter.back_nav())
     return page
 
