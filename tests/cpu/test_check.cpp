@@ -1,4 +1,5 @@
-// The checker: the tolerance must pass honest FP32 results and fail wrong ones.
+// The CPU references against cases small enough to work out by hand, the random inputs, and the
+// checker: its tolerance must pass honest FP32 (and TF32) results and fail wrong ones.
 #include "catch.hpp"
 
 #include "course/check.hpp"
@@ -7,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -14,16 +16,23 @@
 
 namespace {
 
-// A plain FP32 product summed in order: what a correct kernel may return.
+const float kInf = std::numeric_limits<float>::infinity();
+constexpr auto kFp32 = course::Arithmetic::fp32;
+constexpr auto kTf32 = course::Arithmetic::tf32;
+
+// A plain FP32 product summed in order: what a correct kernel may return. With @p tf32, what a
+// tensor core computes: every input rounded to TF32, products and sums in FP32. Term @p skip_p is
+// left out where it is not -1.
 std::vector<float> float_matmul(const std::vector<float>& A, const std::vector<float>& B, int m,
-                                int n, int k, int skip_p = -1) {
+                                int n, int k, bool tf32, int skip_p = -1) {
+  const auto input = [tf32](float x) { return tf32 ? course::round_to_tf32(x) : x; };
   std::vector<float> C(static_cast<std::size_t>(m) * n);
   for (int i = 0; i < m; ++i) {
     for (int j = 0; j < n; ++j) {
       float acc = 0;
       for (int p = 0; p < k; ++p) {
         if (p != skip_p)
-          acc += A[i * k + p] * B[p * n + j];
+          acc += input(A[i * k + p]) * input(B[p * n + j]);
       }
       C[i * n + j] = acc;
     }
@@ -31,31 +40,191 @@ std::vector<float> float_matmul(const std::vector<float>& A, const std::vector<f
   return C;
 }
 
-// The product a tensor core computes: every input rounded to TF32, products and sums in FP32.
-std::vector<float> tf32_matmul(const std::vector<float>& A, const std::vector<float>& B, int m,
-                               int n, int k, int skip_p = -1) {
-  std::vector<float> rounded_a(A.size());
-  std::vector<float> rounded_b(B.size());
-  std::transform(A.begin(), A.end(), rounded_a.begin(), course::round_to_tf32);
-  std::transform(B.begin(), B.end(), rounded_b.begin(), course::round_to_tf32);
-  return float_matmul(rounded_a, rounded_b, m, n, k, skip_p);
-}
-
 // The check under @p rule of an m x m x k product of random inputs (seeded by @p seed and k),
-// computed as an FP32 kernel (or, with @p tf32, a tensor core) would, term @p skip_p left out
-// where it is not -1.
+// computed by float_matmul().
 course::CheckResult check_product(int m, int k, int seed, bool tf32, course::Arithmetic rule,
                                   int skip_p = -1) {
   const auto A = course::random_uniform(m * k, seed + k);
   const auto B = course::random_uniform(k * m, seed + 1 + k);
-  const auto C = tf32 ? tf32_matmul(A, B, m, m, k, skip_p) : float_matmul(A, B, m, m, k, skip_p);
-  return course::check_matmul(A, B, C, m, m, k, 1, rule);
+  return course::check_matmul(A, B, float_matmul(A, B, m, m, k, tf32, skip_p), m, m, k, 1, rule);
 }
 
-constexpr auto kFp32 = course::Arithmetic::fp32;
-constexpr auto kTf32 = course::Arithmetic::tf32;
+// compare() of @p got with the reference 1, 2, 3, ...
+course::CheckResult compare_with_counting(const std::vector<float>& got,
+                                          course::Tolerance tolerance) {
+  return course::compare(
+      got.data(), got.size(), [](std::size_t i) { return static_cast<double>(i + 1); }, tolerance);
+}
 
 }  // namespace
+
+TEST_CASE("matmul reference multiplies a 2x3 by a 3x2 matrix", "[reference]") {
+  const std::vector<float> A = {1, 2, 3, 4, 5, 6};
+  const std::vector<float> B = {7, 8, 9, 10, 11, 12};
+  std::vector<double> C(4);
+  course::matmul_reference(A.data(), B.data(), C.data(), 2, 2, 3);
+  CHECK(C == std::vector<double>{58, 64, 139, 154});
+  CHECK(course::matmul_reference_at(A.data(), B.data(), 2, 3, 1, 0) == 139);
+}
+
+TEST_CASE("minplus reference finds two-step shortest paths and propagates infinity",
+          "[reference]") {
+  // Three nodes: 0 -> 1 costs 1, 1 -> 2 costs 2, 0 -> 2 has no direct edge.
+  const std::vector<float> d = {0, 1, kInf, kInf, 0, 2, kInf, kInf, 0};
+  std::vector<float> r(9);
+  course::minplus_reference(d.data(), d.data(), r.data(), 3, 3, 3);
+  CHECK(r == std::vector<float>{0, 1, 3, kInf, 0, 2, kInf, kInf, 0});
+  CHECK(std::isinf(course::minplus_reference_at(d.data(), d.data(), 3, 3, 2, 0)));
+  CHECK(course::minplus_reference_at(d.data(), d.data(), 3, 3, 0, 2) == 3);
+}
+
+TEST_CASE("conv2d reference of an impulse is the mask (convolution, not correlation)",
+          "[reference]") {
+  // A 3x5 image with a single 1 in the middle; a 3x5 mask with distinct entries.
+  std::vector<float> img(15, 0.0f);
+  img[1 * 5 + 2] = 1.0f;
+  std::vector<float> mask(15);
+  for (int i = 0; i < 15; ++i)
+    mask[i] = static_cast<float>(i + 1);
+  std::vector<double> out(15);
+  course::conv2d_reference(img.data(), 3, 5, mask.data(), 3, 5, out.data());
+  for (int i = 0; i < 15; ++i)
+    CHECK(out[i] == mask[i]);
+}
+
+TEST_CASE("conv2d reference pads with zeros when the mask is larger than the image",
+          "[reference]") {
+  const std::vector<float> img = {2};  // 1x1 image
+  const std::vector<float> mask = {1, 1, 1, 1, 5, 1, 1, 1, 1};
+  std::vector<double> out(1);
+  course::conv2d_reference(img.data(), 1, 1, mask.data(), 3, 3, out.data());
+  CHECK(out[0] == 10);                    // only the centre of the mask meets the image
+  const std::vector<float> row = {1, 2};  // 1x2 image, 1x3 mask {1, 10, 100}
+  const std::vector<float> mask_row = {1, 10, 100};
+  std::vector<double> out_row(2);
+  course::conv2d_reference(row.data(), 1, 2, mask_row.data(), 1, 3, out_row.data());
+  // out[x] = sum_q mask[q] * img[x + 1 - q]
+  CHECK(out_row[0] == 1 * 2 + 10 * 1);
+  CHECK(out_row[1] == 10 * 2 + 100 * 1);
+}
+
+TEST_CASE("conv1d reference computes the full convolution", "[reference]") {
+  const std::vector<float> a = {1, 2, 3};
+  const std::vector<float> b = {1, 1};
+  std::vector<double> y(4);
+  course::conv1d_reference(a.data(), 3, b.data(), 2, y.data());
+  CHECK(y == std::vector<double>{1, 3, 5, 3});
+  // More taps than samples.
+  const std::vector<float> one = {2};
+  const std::vector<float> taps = {1, 2, 3};
+  std::vector<double> z(3);
+  course::conv1d_reference(one.data(), 1, taps.data(), 3, z.data());
+  CHECK(z == std::vector<double>{2, 4, 6});
+}
+
+TEST_CASE("whole-output and one-element references agree", "[reference]") {
+  const int m = 5, n = 7, k = 3, h = 6, w = 4, mk = 3, ml = 5;
+  const auto A = course::random_uniform(m * k, 1);
+  const auto B = course::random_uniform(k * n, 2);
+  std::vector<double> C(m * n);
+  course::matmul_reference(A.data(), B.data(), C.data(), m, n, k);
+  const auto D = course::random_distances(m * k, 3, 0.3);
+  const auto E = course::random_distances(k * n, 4, 0.3);
+  std::vector<float> F(m * n);
+  course::minplus_reference(D.data(), E.data(), F.data(), m, n, k);
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) {
+      CHECK(C[i * n + j] == course::matmul_reference_at(A.data(), B.data(), n, k, i, j));
+      const float expected = course::minplus_reference_at(D.data(), E.data(), n, k, i, j);
+      CHECK((F[i * n + j] == expected));
+    }
+  }
+  const auto img = course::random_uniform(h * w, 5);
+  const auto mask = course::random_uniform(mk * ml, 6);
+  std::vector<double> out(h * w);
+  course::conv2d_reference(img.data(), h, w, mask.data(), mk, ml, out.data());
+  double direct = 0;  // out[2][1] written out from the definition
+  for (int p = 0; p < mk; ++p) {
+    for (int q = 0; q < ml; ++q) {
+      const int sy = 2 + mk / 2 - p, sx = 1 + ml / 2 - q;
+      if (sy >= 0 && sy < h && sx >= 0 && sx < w)
+        direct += static_cast<double>(mask[p * ml + q]) * img[sy * w + sx];
+    }
+  }
+  CHECK(out[2 * w + 1] == direct);
+}
+
+TEST_CASE("random inputs are reproducible from the seed and never all zero", "[random]") {
+  CHECK(course::random_uniform(100, 42) == course::random_uniform(100, 42));
+  CHECK(course::random_uniform(100, 42) != course::random_uniform(100, 43));
+  int nonzero = 0;
+  for (float v : course::random_uniform(1000, 9)) {
+    CHECK(v >= -1.0f);
+    CHECK(v < 1.0f);
+    nonzero += v != 0.0f;
+  }
+  CHECK(nonzero > 990);
+  int infinite = 0;
+  for (float v : course::random_distances(10000, 3, 0.1))
+    infinite += std::isinf(v);
+  CHECK(infinite > 800);
+  CHECK(infinite < 1200);
+  CHECK(course::derive_seed(1, 1) != course::derive_seed(1, 2));
+}
+
+TEST_CASE("random inputs do not depend on the number of threads that draw them", "[random]") {
+  // Three whole chunks and part of a fourth.
+  const std::size_t count = 3 * course::kRandomChunk + 12345;
+  const auto uniform = course::random_uniform(count, 7, 2.0f, 5.0f, 1);
+  REQUIRE(uniform.size() == count);
+  for (unsigned workers : {0u, 2u, 3u, 8u}) {
+    INFO("workers: " << workers);
+    CHECK(course::random_uniform(count, 7, 2.0f, 5.0f, workers) == uniform);
+  }
+  CHECK(course::random_uniform(count, 7, 2.0f, 5.0f) == uniform);
+  const auto distances = course::random_distances(count, 8, 0.25, 1);
+  CHECK(course::random_distances(count, 8, 0.25, 3) == distances);
+  CHECK(course::random_distances(count, 8, 0.25) == distances);
+  const auto integers = course::random_small_integers(count, 9, -3, 7, 1);
+  CHECK(course::random_small_integers(count, 9, -3, 7, 3) == integers);
+  CHECK(course::random_small_integers(count, 9, -3, 7) == integers);
+  // Element i depends on i and the seed only: a shorter draw is a prefix of a longer one.
+  const auto shorter = course::random_uniform(course::kRandomChunk + 7, 7, 2.0f, 5.0f, 2);
+  CHECK(std::equal(shorter.begin(), shorter.end(), uniform.begin()));
+  // Another seed, other values.
+  CHECK(course::random_uniform(count, 70, 2.0f, 5.0f, 2) != uniform);
+  CHECK(course::random_distances(count, 80, 0.25, 2) != distances);
+  CHECK(course::random_small_integers(count, 90, -3, 7, 2) != integers);
+  // Each chunk has a generator of its own: no chunk repeats the first one.
+  for (const auto* values : {&uniform, &distances, &integers}) {
+    const auto first = values->begin();
+    for (std::size_t chunk = 1; chunk * course::kRandomChunk < count; ++chunk) {
+      INFO("chunk " << chunk);
+      const std::size_t length =
+          std::min(course::kRandomChunk, count - chunk * course::kRandomChunk);
+      CHECK_FALSE(std::equal(first, first + static_cast<std::ptrdiff_t>(length),
+                             first + static_cast<std::ptrdiff_t>(chunk * course::kRandomChunk)));
+    }
+  }
+  // Ranges: [low, high) for uniform values, [0, 1) or +infinity for distances (about the asked
+  // fraction infinite), whole numbers in [low, high] with both ends drawn.
+  CHECK(*std::min_element(uniform.begin(), uniform.end()) >= 2.0f);
+  CHECK(*std::max_element(uniform.begin(), uniform.end()) < 5.0f);
+  std::size_t infinite = 0;
+  bool distances_in_range = true;
+  for (float v : distances) {
+    infinite += std::isinf(v) && v > 0;
+    distances_in_range = distances_in_range && (std::isinf(v) ? v > 0 : v >= 0.0f && v < 1.0f);
+  }
+  CHECK(distances_in_range);
+  CHECK(std::abs(static_cast<double>(infinite) / count - 0.25) < 0.01);
+  bool whole = true;
+  for (float v : integers)
+    whole = whole && v == std::floor(v);
+  CHECK(whole);
+  CHECK(*std::min_element(integers.begin(), integers.end()) == -3.0f);
+  CHECK(*std::max_element(integers.begin(), integers.end()) == 7.0f);
+}
 
 TEST_CASE("an FP32 product summed in order passes the matmul tolerance", "[check]") {
   for (int k : {1, 17, 1000, 4096}) {
@@ -77,10 +246,8 @@ TEST_CASE("a product missing one term fails the matmul tolerance", "[check]") {
 }
 
 TEST_CASE("NaN never passes, even with a huge tolerance", "[check]") {
-  const std::vector<float> got = {1.0f, std::numeric_limits<float>::quiet_NaN(), 3.0f};
-  const course::Tolerance huge{1e30, 1e30};
-  const auto result = course::compare(
-      got.data(), got.size(), [](std::size_t i) { return static_cast<double>(i + 1); }, huge);
+  const auto result = compare_with_counting({1.0f, std::numeric_limits<float>::quiet_NaN(), 3.0f},
+                                            course::Tolerance{1e30, 1e30});
   CHECK_FALSE(result.passed);
   CHECK(result.nans == 1);
   CHECK(result.mismatches == 1);
@@ -88,9 +255,8 @@ TEST_CASE("NaN never passes, even with a huge tolerance", "[check]") {
 }
 
 TEST_CASE("exact comparison rejects one ulp and matches infinities", "[check]") {
-  const float inf = std::numeric_limits<float>::infinity();
-  const std::vector<double> reference = {1.0, inf, 0.5};
-  std::vector<float> got = {1.0f, inf, 0.5f};
+  const std::vector<double> reference = {1.0, kInf, 0.5};
+  std::vector<float> got = {1.0f, kInf, 0.5f};
   auto at = [&](std::size_t i) { return reference[i]; };
   CHECK(course::compare(got.data(), 3, at, course::exact_tolerance()).passed);
   got[0] = std::nextafter(1.0f, 2.0f);
@@ -113,10 +279,7 @@ TEST_CASE("the tolerance grows with the reduction length and the input magnitude
 }
 
 TEST_CASE("the worst element is reported with its position", "[check]") {
-  const std::vector<float> got = {1.0f, 2.0f, 3.5f, 4.0f};
-  const auto result = course::compare(
-      got.data(), got.size(), [](std::size_t i) { return static_cast<double>(i + 1); },
-      course::Tolerance{0.1, 0});
+  const auto result = compare_with_counting({1.0f, 2.0f, 3.5f, 4.0f}, course::Tolerance{0.1, 0});
   CHECK_FALSE(result.passed);
   CHECK(result.mismatches == 1);
   CHECK(result.worst_index == 2);
@@ -136,9 +299,8 @@ TEST_CASE("large outputs are checked on a documented sample", "[check]") {
   // Short edges are included whole.
   const auto thin = course::sample_indices(100000, 3, 5);
   for (std::size_t row : {std::size_t{0}, std::size_t{99999}}) {
-    for (std::size_t c = 0; c < 3; ++c) {
+    for (std::size_t c = 0; c < 3; ++c)
       CHECK(std::binary_search(thin.begin(), thin.end(), row * 3 + c));
-    }
   }
   // Small outputs: every index.
   CHECK(course::sample_indices(10, 10, 1).size() == 100);
@@ -174,7 +336,6 @@ TEST_CASE("minplus check is exact and convolution checks use the mask area", "[c
   CHECK(course::check_minplus(A, B, C, m, n, k, 1).passed);
   C[7] = std::nextafter(C[7], 0.0f);
   CHECK_FALSE(course::check_minplus(A, B, C, m, n, k, 1).passed);
-
   const int h = 9, w = 11, mk = 5, ml = 3;
   const auto img = course::random_uniform(h * w, 43);
   const auto mask = course::random_uniform(mk * ml, 44);
@@ -184,7 +345,6 @@ TEST_CASE("minplus check is exact and convolution checks use the mask area", "[c
   CHECK(course::check_conv2d(img, h, w, mask, mk, ml, out, 1).passed);
   out[h * w - 1] += 0.01f;
   CHECK_FALSE(course::check_conv2d(img, h, w, mask, mk, ml, out, 1).passed);
-
   const auto a = course::random_uniform(20, 45);
   const auto b = course::random_uniform(30, 46);
   std::vector<double> y(49);
@@ -196,20 +356,18 @@ TEST_CASE("minplus check is exact and convolution checks use the mask area", "[c
 }
 
 TEST_CASE("rounding to TF32 keeps 10 mantissa bits, to nearest, ties away from zero", "[check]") {
-  const float one = 1.0f;
-  CHECK(course::round_to_tf32(one) == one);
+  const float step = std::ldexp(1.0f, -10);  // TF32's spacing of the values in [1, 2)
+  CHECK(course::round_to_tf32(1.0f) == 1.0f);
   CHECK(course::round_to_tf32(std::ldexp(1.0f, -20)) == std::ldexp(1.0f, -20));
-  CHECK(course::round_to_tf32(1.0f + std::ldexp(1.0f, -12)) == one);  // below half a step
-  CHECK(course::round_to_tf32(1.0f + std::ldexp(1.0f, -11)) ==
-        1.0f + std::ldexp(1.0f, -10));  // a tie, away from zero
-  CHECK(course::round_to_tf32(-1.0f - std::ldexp(1.0f, -11)) == -1.0f - std::ldexp(1.0f, -10));
-  CHECK(course::round_to_tf32(1.0f + 3 * std::ldexp(1.0f, -12)) == 1.0f + std::ldexp(1.0f, -10));
-  CHECK(course::round_to_tf32(2.0f - std::ldexp(1.0f, -12)) == 2.0f);  // carries into the exponent
+  CHECK(course::round_to_tf32(1.0f + step / 4) == 1.0f);         // below half a step
+  CHECK(course::round_to_tf32(1.0f + step / 2) == 1.0f + step);  // a tie, away from zero
+  CHECK(course::round_to_tf32(-1.0f - step / 2) == -1.0f - step);
+  CHECK(course::round_to_tf32(1.0f + 3 * step / 4) == 1.0f + step);
+  CHECK(course::round_to_tf32(2.0f - step / 4) == 2.0f);  // carries into the exponent
   CHECK(std::isinf(course::round_to_tf32(std::numeric_limits<float>::max())));
-  CHECK(std::isinf(course::round_to_tf32(std::numeric_limits<float>::infinity())));
+  CHECK(std::isinf(course::round_to_tf32(kInf)));
   CHECK(std::isnan(course::round_to_tf32(std::numeric_limits<float>::quiet_NaN())));
-  const auto values = course::random_uniform(10000, 31);
-  for (float x : values) {
+  for (float x : course::random_uniform(10000, 31)) {
     const float r = course::round_to_tf32(x);
     std::uint32_t bits = 0;
     std::memcpy(&bits, &r, sizeof bits);
@@ -240,6 +398,6 @@ TEST_CASE("TF32 loses a small difference of nearly equal terms", "[check]") {
   // The lesson's example: (1 + 2^-12) * 1 + (-1) * 1 is 2^-12 exactly in FP32 and 0 in TF32.
   const std::vector<float> A = {1.0f + std::ldexp(1.0f, -12), -1.0f};
   const std::vector<float> B = {1.0f, 1.0f};
-  CHECK(float_matmul(A, B, 1, 1, 2)[0] == std::ldexp(1.0f, -12));
-  CHECK(tf32_matmul(A, B, 1, 1, 2)[0] == 0.0f);
+  CHECK(float_matmul(A, B, 1, 1, 2, false)[0] == std::ldexp(1.0f, -12));
+  CHECK(float_matmul(A, B, 1, 1, 2, true)[0] == 0.0f);
 }

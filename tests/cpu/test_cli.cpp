@@ -1,9 +1,14 @@
-// The shared command line: good values parse, every bad value is refused with the flag named.
+// The shared command line: good values parse, every bad value is refused with the flag named. Then
+// the planted bugs: --bug and --list-bugs, the registration a chapter makes, and what the
+// executable prints and returns for them before any GPU work.
 #include "catch.hpp"
 #include "rejection.hpp"
 
 #include "course/driver.hpp"
 
+#include <iostream>
+#include <iterator>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -20,6 +25,14 @@ course::ChapterFlags all_flags() {
   return flags;
 }
 
+course::ChapterFlags bug_flags() {
+  course::ChapterFlags flags;
+  flags.tiles = {32, 16};
+  flags.signal_demo = true;
+  flags.bugs = {"no-barrier", "halo"};
+  return flags;
+}
+
 course::Options parse(std::vector<std::string> args,
                       const course::ChapterFlags& flags = all_flags()) {
   return course::testing::parse_args(std::move(args), flags);
@@ -28,6 +41,50 @@ course::Options parse(std::vector<std::string> args,
 std::string refusal(std::vector<std::string> args,
                     const course::ChapterFlags& flags = all_flags()) {
   return course::testing::usage_refusal(std::move(args), flags);
+}
+
+// A command line written as one string: its words, split at spaces.
+std::vector<std::string> words(const std::string& text) {
+  std::istringstream in(text);
+  return {std::istream_iterator<std::string>(in), std::istream_iterator<std::string>()};
+}
+
+bool contains(const std::string& text, const std::string& what) {
+  return text.find(what) != std::string::npos;
+}
+
+void no_op_product(const float*, const float*, float*, int, int, int, cudaStream_t) {}
+
+course::PlantedBug good_bug(const std::string& name, const std::string& tool) {
+  course::PlantedBug bug{name, tool, "the product reads a tile nobody finished writing", {}};
+  bug.launchers.matmul = no_op_product;
+  return bug;
+}
+
+course::Chapter bug_chapter() {
+  course::Chapter chapter = course::make_chapter(9, "test chapter");
+  chapter.launchers = course::fixed_launchers(course::ProblemSet{no_op_product, {}, {}, {}});
+  chapter.bugs = {good_bug("no-barrier", "racecheck"),
+                  good_bug("padding", "ncu:l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum")};
+  return chapter;
+}
+
+// Runs the chapter's executable on @p args and returns its exit status, with what it printed.
+int run(const course::Chapter& chapter, std::vector<std::string> args, std::string* out,
+        std::string* err) {
+  args.insert(args.begin(), "chNN");
+  std::vector<char*> argv;
+  for (auto& arg : args)
+    argv.push_back(arg.data());
+  std::ostringstream out_text, err_text;
+  std::streambuf* old_out = std::cout.rdbuf(out_text.rdbuf());
+  std::streambuf* old_err = std::cerr.rdbuf(err_text.rdbuf());
+  const int status = course::run_chapter(chapter, static_cast<int>(argv.size()), argv.data());
+  std::cout.rdbuf(old_out);
+  std::cerr.rdbuf(old_err);
+  *out = out_text.str();
+  *err = err_text.str();
+  return status;
 }
 
 }  // namespace
@@ -49,22 +106,10 @@ TEST_CASE("defaults are the benchmark sizes", "[cli]") {
 }
 
 TEST_CASE("good values parse", "[cli]") {
-  const auto options = parse({"-m",         "33",
-                              "-n",         "65",
-                              "-k",         "17",
-                              "--problem",  "matmul,conv1d",
-                              "--mask",     "3x5",
-                              "--taps",     "4096",
-                              "--tile",     "16",
-                              "--block",    "32",
-                              "--mapping",  "transposed",
-                              "--warmup",   "0",
-                              "--variant",  "dispatch",
-                              "--reps",     "3",
-                              "--seed",     "18446744073709551615",
-                              "--no-check", "--csv",
-                              "--height=7", "--width",
-                              "9",          "--no-compare"});
+  const auto options = parse(words(
+      "-m 33 -n 65 -k 17 --problem matmul,conv1d --mask 3x5 --taps 4096 --tile 16 --block 32 "
+      "--mapping transposed --warmup 0 --variant dispatch --reps 3 --seed 18446744073709551615 "
+      "--no-check --csv --height=7 --width 9 --no-compare"));
   CHECK(options.m == 33);
   CHECK(options.n == 65);
   CHECK(options.signal_length == 65);  // -n is the conv1d signal length too
@@ -138,14 +183,11 @@ TEST_CASE("bad values are refused with the flag and the value named", "[cli]") {
       {{"-n", "2147483647", "--taps", "2"}, "n + m - 1"},
   };
   for (const auto& c : cases) {
-    std::string joined;
-    for (const auto& a : c.args)
-      joined += a + " ";
-    INFO("arguments: " << joined);
+    INFO("arguments: " << Catch::Detail::stringify(c.args));
     const std::string message = refusal(c.args);
     INFO("message: " << message);
     CHECK_FALSE(message.empty());
-    CHECK(message.find(c.must_mention) != std::string::npos);
+    CHECK(contains(message, c.must_mention));
   }
 }
 
@@ -174,14 +216,13 @@ TEST_CASE("a chapter with compiled tap counts takes only those", "[cli]") {
     const std::string message = refusal({"--taps", taps}, compiled_taps);
     INFO("message: " << message);
     CHECK(message.rfind("--taps: ", 0) == 0);
-    CHECK(message.find("\"" + std::string(taps) + "\"") != std::string::npos);
-    CHECK(message.find('\n') == std::string::npos);
+    CHECK(contains(message, "\"" + std::string(taps) + "\""));
+    CHECK_FALSE(contains(message, "\n"));
   }
   CHECK(refusal({"--taps", "5"}, compiled_taps) ==
         "--taps: this chapter has compiled tap counts 7, 3, 1 only; chapter 3 "
         "takes any tap count at run time, got \"5\"");
-  CHECK(refusal({"--taps", "0"}, compiled_taps).find("expected a whole number") !=
-        std::string::npos);
+  CHECK(contains(refusal({"--taps", "0"}, compiled_taps), "expected a whole number"));
   // The output length n + taps - 1 counts the default taps too.
   CHECK(parse({"-n", "2147483641"}, compiled_taps).signal_length == 2147483641);
   CHECK_THROWS_AS(parse({"-n", "2147483642"}, compiled_taps), course::UsageError);
@@ -197,26 +238,25 @@ TEST_CASE("usage lists the flags the chapter offers", "[cli]") {
                            "--signal-csv", "--reps", "--warmup", "--seed", "--no-check",
                            "--no-compare", "--csv", "--exercises", "--supports-table", "--help"}) {
     INFO(flag);
-    CHECK(text.find(flag) != std::string::npos);
+    CHECK(contains(text, flag));
   }
-  CHECK(text.find("plain, dispatch") != std::string::npos);
+  CHECK(contains(text, "plain, dispatch"));
   const std::string plain = course::usage("ch", course::ChapterFlags{});
-  CHECK(plain.find("--tile") == std::string::npos);
-  CHECK(plain.find("--variant") == std::string::npos);
-  // The reliability harness reads the variants from this line (tests/reliability/common.cmake).
-  CHECK(
-      text.find("--variant V       kernel variant: plain, dispatch (the first is the default)\n") !=
-      std::string::npos);
+  CHECK_FALSE(contains(plain, "--tile"));
+  CHECK_FALSE(contains(plain, "--variant"));
+  // The reliability harness reads the variants from this line (tests/reliability/common.cmake)...
+  CHECK(contains(text,
+                 "--variant V       kernel variant: plain, dispatch (the first is the default)\n"));
   // ... and the tap counts or the tap limit from the --taps line.
-  CHECK(text.find("  --taps M          conv1d mask length (default 127, at most 4096)\n") !=
-        std::string::npos);
-  CHECK(plain.find("  --taps M          conv1d mask length (default 127)\n") != std::string::npos);
+  CHECK(contains(text, "  --taps M          conv1d mask length (default 127, at most 4096)\n"));
+  CHECK(contains(plain, "  --taps M          conv1d mask length (default 127)\n"));
   course::ChapterFlags compiled = all_flags();
   compiled.tap_counts = {127, 1, 3, 7, 15, 31, 63};
   const std::string listed = course::usage("ch", compiled);
-  CHECK(listed.find("  --taps M          conv1d mask length, compiled in: 127, 1, 3, 7, 15, 31, "
-                    "63 (default 127)\n") != std::string::npos);
-  CHECK(listed.find("at most") == std::string::npos);
+  CHECK(contains(listed,
+                 "  --taps M          conv1d mask length, compiled in: 127, 1, 3, 7, 15, "
+                 "31, 63 (default 127)\n"));
+  CHECK_FALSE(contains(listed, "at most"));
 }
 
 TEST_CASE("the driver fills in the default choices and names the variant in reports", "[cli]") {
@@ -237,4 +277,131 @@ TEST_CASE("the driver fills in the default choices and names the variant in repo
   const course::LaunchOptions plain = course::chosen_launch(parse({}, tiles_only), tiles_only);
   CHECK(plain.variant.empty());
   CHECK(course::describe_variant(course::Problem::matmul, plain, tiles_only) == "tile=32");
+}
+
+TEST_CASE("the flag --bug takes a planted bug's name and --list-bugs takes no value",
+          "[cli][bugs]") {
+  CHECK(parse({}, bug_flags()).bug.empty());
+  CHECK_FALSE(parse({}, bug_flags()).list_bugs);
+  CHECK(parse({"--bug", "halo"}, bug_flags()).bug == "halo");
+  CHECK(parse({"--bug=no-barrier", "-m", "64"}, bug_flags()).bug == "no-barrier");
+  CHECK(parse({"--list-bugs"}, bug_flags()).list_bugs);
+  // A planted bug goes with sizes, problems and timing flags.
+  const auto options = parse({"--bug", "halo", "--problem", "conv2d", "--no-compare"}, bug_flags());
+  CHECK(options.bug == "halo");
+  CHECK(options.problems.size() == 1);
+}
+
+TEST_CASE("the flag --bug refuses an unknown name with the names it takes", "[cli][bugs]") {
+  const std::string unknown = refusal({"--bug", "halo2"}, bug_flags());
+  CHECK(contains(unknown, "--bug"));
+  CHECK(contains(unknown, "\"halo2\""));
+  CHECK(contains(unknown, "no-barrier, halo"));
+  CHECK_FALSE(contains(unknown, "\n"));
+  CHECK(refusal({"--bug", ""}, bug_flags()).find("--bug: ") == 0);
+  CHECK(refusal({"--bug"}, bug_flags()).find("--bug: a value is required") == 0);
+  CHECK(refusal({"--list-bugs=1"}, bug_flags()).find("--list-bugs: takes no value") == 0);
+  // A chapter without planted bugs refuses every name.
+  const std::string none = refusal({"--bug", "halo"}, course::ChapterFlags{});
+  CHECK(contains(none, "plants no bugs"));
+  CHECK(contains(none, "\"halo\""));
+}
+
+TEST_CASE("a planted bug runs its own launch: launch choices and the demo are refused with it",
+          "[cli][bugs]") {
+  CHECK(contains(refusal({"--bug", "halo", "--tile", "16"}, bug_flags()), "--tile"));
+  CHECK(refusal({"--tile", "16", "--bug", "halo"}, bug_flags()).find("--bug") == 0);
+  CHECK(contains(refusal({"--bug", "halo", "--signal-csv", "x.csv"}, bug_flags()),
+                 "--signal-csv \"x.csv\""));
+  CHECK(refusal({"--tile", "16"}, bug_flags()).empty());
+}
+
+TEST_CASE("usage names --bug with the chapter's bugs, and --list-bugs", "[cli][bugs]") {
+  const std::string text = course::usage("ch", bug_flags());
+  CHECK(contains(text, "--bug NAME"));
+  CHECK(contains(text, "no-barrier, halo"));
+  CHECK(contains(text, "--list-bugs"));
+  CHECK(contains(course::usage("ch", course::ChapterFlags{}), "(this chapter has none)"));
+}
+
+TEST_CASE("a chapter's registration of its planted bugs is checked", "[bugs]") {
+  using Bugs = std::vector<course::PlantedBug>;
+  CHECK(course::planted_bugs_error({}).empty());
+  CHECK(course::planted_bugs_error(bug_chapter().bugs).empty());
+  for (const char* tool : {"check", "memcheck", "racecheck", "synccheck", "initcheck",
+                           "ncu:smsp__sass_inst_executed_op_shared_ld.sum"}) {
+    INFO(tool);
+    CHECK(course::planted_bug_tool_known(tool));
+  }
+  for (const char* tool : {"", "ncu", "ncu:", "ncu:a b", "ncu:-x", "nsys", "Memcheck", "check "}) {
+    INFO(tool);
+    CHECK_FALSE(course::planted_bug_tool_known(tool));
+    CHECK(contains(course::planted_bugs_error(Bugs{good_bug("b", tool)}), "tool"));
+  }
+  for (const char* name : {"", "-x", "two words"}) {
+    INFO("name \"" << name << "\"");
+    CHECK_FALSE(course::planted_bugs_error(Bugs{good_bug(name, "check")}).empty());
+  }
+  CHECK(
+      contains(course::planted_bugs_error(Bugs{good_bug("a", "check"), good_bug("a", "memcheck")}),
+               "twice"));
+  for (const char* summary : {"one\ttwo", ""}) {
+    INFO("summary \"" << summary << "\"");
+    course::PlantedBug bug = good_bug("a", "check");
+    bug.summary = summary;
+    CHECK_FALSE(course::planted_bugs_error(Bugs{bug}).empty());
+  }
+  course::PlantedBug idle = good_bug("a", "check");
+  idle.launchers = {};
+  CHECK(contains(course::planted_bugs_error(Bugs{idle}), "no launcher"));
+}
+
+TEST_CASE("the flag --list-bugs prints NAME, TOOL and summary, tab-separated, a line each",
+          "[bugs]") {
+  const course::Chapter chapter = bug_chapter();
+  CHECK(course::bug_list(chapter.bugs) ==
+        "no-barrier\tracecheck\tthe product reads a tile nobody finished writing\n"
+        "padding\tncu:l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum\t"
+        "the product reads a tile nobody finished writing\n");
+  std::string out, err;
+  CHECK(run(chapter, {"--list-bugs"}, &out, &err) == course::kExitPass);
+  CHECK(out == course::bug_list(chapter.bugs));
+  CHECK(err.empty());
+  course::Chapter none = chapter;
+  none.bugs.clear();
+  CHECK(run(none, {"--list-bugs"}, &out, &err) == course::kExitPass);
+  CHECK(out.empty());
+}
+
+TEST_CASE("the executable lists its bugs in --help and refuses an unknown one", "[bugs]") {
+  const course::Chapter chapter = bug_chapter();
+  std::string out, err;
+  CHECK(run(chapter, {"--help"}, &out, &err) == course::kExitPass);
+  for (const char* shown :
+       {"--bug NAME", "Planted bugs", "  no-barrier: the product reads", "caught by racecheck"})
+    CHECK(contains(out, shown));
+  CHECK(run(chapter, {"--bug", "halo"}, &out, &err) == course::kExitUsage);
+  CHECK(out.empty());
+  CHECK(err.find("error: --bug: this chapter's planted bugs are no-barrier, padding, got "
+                 "\"halo\"\n") == 0);
+  // A problem the bug does not run is refused before any GPU work.
+  CHECK(run(chapter, {"--bug", "padding", "--problem", "conv1d"}, &out, &err) ==
+        course::kExitUsage);
+  CHECK(err == "error: --problem: planted bug \"padding\" has no conv1d kernel\n");
+  // A chapter that registers a bug wrongly says so at once, whatever the command line.
+  course::Chapter wrong = chapter;
+  wrong.bugs.push_back(good_bug("no-barrier", "check"));
+  CHECK(run(wrong, {"--help"}, &out, &err) == course::kExitError);
+  CHECK(contains(err, "registers a planted bug \"no-barrier\": the name is registered twice"));
+}
+
+TEST_CASE("a failed check's hint names the exercises and the hint command", "[bugs][hints]") {
+  course::Chapter chapter = bug_chapter();
+  chapter.kernels_file = "chapters/09_test/kernels.cuh";
+  chapter.exercises = {
+      {"9.1", "matmul", "the index"}, {"9.2", "conv2d", "the halo"}, {"9.3", "matmul", "the loop"}};
+  CHECK(course::exercise_hint(chapter, course::Problem::matmul) ==
+        "hint: matmul is computed by EXERCISE 9.1 (the index), 9.3 (the loop) in "
+        "chapters/09_test/kernels.cuh; levelled hints: scripts/hint.sh 9.1, scripts/hint.sh 9.3");
+  CHECK(course::exercise_hint(chapter, course::Problem::conv1d).empty());
 }

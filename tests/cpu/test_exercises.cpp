@@ -7,7 +7,7 @@
 #include <fstream>
 #include <regex>
 #include <set>
-#include <sstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -57,9 +57,7 @@ using Names = std::set<std::string>;
 // The exercise ids that @p pattern's first group captures in @p file.
 Names ids_in(const fs::path& file, const std::regex& pattern) {
   std::ifstream in(file);
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string contents = text.str();
+  const std::string contents{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   Names ids;
   for (std::sregex_iterator it(contents.begin(), contents.end(), pattern), end; it != end; ++it)
     ids.insert((*it)[1]);
@@ -78,21 +76,13 @@ Names entries(const fs::path& folder, bool folders) {
   return names;
 }
 
-Names chapter_directories() {
-  return entries(fs::path(COURSE_SOURCE_DIR) / "chapters", true);
-}
-
-bool has_regions(const fs::path& file) {
-  return !strip_regions(file).ids.empty();
-}
-
 }  // namespace
 
 TEST_CASE("student files equal the solutions outside the exercise regions", "[exercises]") {
   // Every file of solutions/NN_slug/ with exercise regions (kernels.cuh, chapter 1's
   // first_program.cu) against the file of the same name in chapters/NN_slug/, and every student
   // file with regions has its solution.
-  const auto chapters = chapter_directories();
+  const auto chapters = entries(fs::path(COURSE_SOURCE_DIR) / "chapters", true);
   REQUIRE_FALSE(chapters.empty());
   for (const auto& name : chapters) {
     const fs::path students = fs::path(COURSE_SOURCE_DIR) / "chapters" / name;
@@ -100,15 +90,18 @@ TEST_CASE("student files equal the solutions outside the exercise regions", "[ex
     INFO("chapter " << name);
     REQUIRE(fs::exists(students / "kernels.cuh"));
     REQUIRE(fs::exists(solutions / "kernels.cuh"));
-    Names files;
-    for (const auto& file : entries(solutions, false)) {
-      if (has_regions(solutions / file))
-        files.insert(file);
-    }
-    for (const auto& file : entries(students, false)) {
+    const auto with_regions = [](const fs::path& folder) {
+      Names files;
+      for (const auto& file : entries(folder, false)) {
+        if (!strip_regions(folder / file).ids.empty())
+          files.insert(file);
+      }
+      return files;
+    };
+    const Names files = with_regions(solutions);
+    for (const auto& file : with_regions(students)) {
       INFO("student file " << file << " has exercise regions, so it needs its solution");
-      if (has_regions(students / file))
-        CHECK(files.count(file) == 1);
+      CHECK(files.count(file) == 1);
     }
     CHECK(files.count("kernels.cuh") == 1);
     for (const auto& file : files) {
@@ -139,7 +132,7 @@ TEST_CASE("every exercise region is named in the exercise table and in the lesso
   static const std::regex region(R"(// EXERCISE (\d+\.\d+) begin)");
   static const std::regex hint(R"re(\{"(\d+\.\d+)", "(matmul|minplus|conv2d|conv1d)")re");
   static const std::regex lesson_row(R"((?:^|\n)\| (\d+\.\d+) \|)");
-  const auto chapters = chapter_directories();
+  const auto chapters = entries(fs::path(COURSE_SOURCE_DIR) / "chapters", true);
   REQUIRE_FALSE(chapters.empty());
   for (const auto& name : chapters) {
     const fs::path folder = fs::path(COURSE_SOURCE_DIR) / "chapters" / name;

@@ -1,11 +1,16 @@
-// The report and the CSV line: a result that failed its check shows no rate, no share of the peak
-// and no speedup, in either form; a result that passed shows all three.
+// Launch geometry, device arithmetic, timing summaries, and the report and the CSV line: a result
+// that failed its check shows no rate, no share of the peak and no speedup, in either form; a
+// result that passed shows all three. All host-side.
 #include "catch.hpp"
 #include "csv_fields.hpp"
 
+#include "course/device_info.hpp"
+#include "course/launch.cuh"
 #include "course/report.hpp"
+#include "course/timing.hpp"
 
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -46,27 +51,125 @@ std::string report_of(const course::RunResult& result) {
   return out.str();
 }
 
+bool contains(const std::string& text, const std::string& what) {
+  return text.find(what) != std::string::npos;
+}
+
 }  // namespace
+
+TEST_CASE("ceil_div covers partial blocks", "[launch]") {
+  CHECK(course::ceil_div(1, 32) == 1);
+  CHECK(course::ceil_div(32, 32) == 1);
+  CHECK(course::ceil_div(33, 32) == 2);
+  CHECK(course::ceil_div(64, 32) == 2);
+  CHECK(course::ceil_div(65, 32) == 3);
+  CHECK(course::ceil_div(4294967296LL, 256) == 16777216);
+}
+
+TEST_CASE("grid_2d rounds up and refuses grids beyond the device limits", "[launch]") {
+  const dim3 grid = course::grid_2d(65, 33, dim3(32, 8));
+  CHECK(grid.x == 3);
+  CHECK(grid.y == 5);
+  CHECK(grid.z == 1);
+  const dim3 exact = course::grid_2d(64, 64, dim3(32, 8));
+  CHECK(exact.x == 2);
+  CHECK(exact.y == 8);
+  CHECK(course::grid_2d(1, 65535LL * 8, dim3(32, 8)).y == 65535);
+  CHECK_THROWS_AS(course::grid_2d(1, 65535LL * 8 + 1, dim3(32, 8)), std::invalid_argument);
+  CHECK(course::grid_1d(257, 256).x == 2);
+  CHECK_THROWS_AS(course::grid_1d(1LL << 50, 256), std::invalid_argument);
+}
+
+TEST_CASE("argument checks stay in release builds", "[launch]") {
+  CHECK_THROWS_AS(course::require(false, "message"), std::invalid_argument);
+  CHECK_NOTHROW(course::require(true, "message"));
+  CHECK_THROWS_WITH(course::require_positive(0, "m"), "m must be at least 1, got 0");
+  CHECK_THROWS_AS(course::require_positive(-3, "k"), std::invalid_argument);
+  CHECK_NOTHROW(course::require_positive(1, "n"));
+}
+
+TEST_CASE("FP32 peak is SMs x lanes x clock x 2", "[device]") {
+  course::DeviceInfo h100;
+  h100.sms = 132;
+  h100.fp32_lanes = course::fp32_lanes_per_sm(9, 0);
+  h100.clock_khz = 1980000;
+  CHECK(h100.fp32_lanes == 128);
+  CHECK(h100.fp32_peak_flops() == Approx(66.9e12).epsilon(0.001));
+  CHECK(h100.minplus_peak_steps() == Approx(16.7e12).epsilon(0.002));
+  CHECK(course::fp32_lanes_per_sm(8, 0) == 64);
+  CHECK(course::fp32_lanes_per_sm(8, 6) == 128);
+  CHECK(course::fp32_lanes_per_sm(7, 0) == 64);
+  CHECK(course::fp32_lanes_per_sm(3, 5) == 0);
+  CHECK(course::DeviceInfo{}.fp32_peak_flops() == 0);
+}
+
+TEST_CASE("timing summaries take the median", "[timing]") {
+  const auto odd = course::summarize({5, 1, 3});
+  CHECK(odd.median_ms == 3);
+  CHECK(odd.min_ms == 1);
+  CHECK(odd.max_ms == 5);
+  CHECK(odd.runs == 3);
+  CHECK(course::summarize({4, 1, 2, 3}).median_ms == 2.5);
+  CHECK_THROWS_AS(course::summarize({}), std::invalid_argument);
+}
+
+TEST_CASE("rates and peak shares follow from sizes and time", "[report]") {
+  course::DeviceInfo device;
+  device.sms = 132;
+  device.fp32_lanes = 128;
+  device.clock_khz = 1980000;
+  const auto product = course::product_workload(course::Problem::matmul, 4096, 4096, 4096);
+  course::RunResult result;
+  result.timing.median_ms = 10;
+  course::fill_rate(result, device, product);
+  CHECK(result.rate == Approx(2.0 * 4096 * 4096 * 4096 / 1e-2 / 1e12));
+  CHECK(result.rate_unit == "TFLOP/s");
+  CHECK(result.peak_percent == Approx(100 * result.rate * 1e12 / device.fp32_peak_flops()));
+  CHECK(result.peak_name == "FP32 peak");
+  const double fp32_percent = result.peak_percent;
+  course::fill_rate(result, device, product, course::Arithmetic::tf32);
+  CHECK(result.peak_percent == Approx(fp32_percent));  // the same comparison, named for TF32
+  CHECK(contains(result.peak_name, "tensor cores"));
+  course::fill_rate(result, device,
+                    course::product_workload(course::Problem::minplus, 4096, 4096, 4096));
+  CHECK(result.rate_unit == "Tstep/s");
+  CHECK(result.peak_percent ==
+        Approx(100 * 4096.0 * 4096 * 4096 / 1e-2 / device.minplus_peak_steps()));
+  course::fill_rate(result, device, course::conv1d_workload(1000, 11));
+  CHECK(result.rate == Approx(1010 / 1e-2 / 1e9));
+  result.previous_ms = 25;
+  CHECK(result.speedup() == 2.5);
+}
+
+TEST_CASE("CSV fields are quoted when needed and lines match the header", "[report]") {
+  CHECK(course::csv_field("plain") == "plain");
+  CHECK(course::csv_field("a,b") == "\"a,b\"");
+  CHECK(course::csv_field("say \"x\"") == "\"say \"\"x\"\"\"");
+  course::RunResult result;
+  result.device = "GPU, model 1";
+  result.kernels.push_back(course::KernelResources{});
+  result.kernels.back().name = "kernel<a, b>";
+  const std::string line = course::csv_line(result);
+  CHECK(split_csv(line).size() == split_csv(course::csv_header()).size());
+  CHECK(contains(line, "UNCHECKED"));
+}
 
 TEST_CASE("a failed result's report names no rate, peak share or speedup", "[report]") {
   const std::string text = report_of(absurd_result(false));
   INFO(text);
-  CHECK(text.find("rate     not reported (the result failed its check)") != std::string::npos);
-  CHECK(text.find("speedup  not reported (the result failed its check)") != std::string::npos);
-  CHECK(text.find("2950") == std::string::npos);
-  CHECK(text.find("4410") == std::string::npos);
-  CHECK(text.find("TFLOP/s") == std::string::npos);
-  CHECK(text.find("% of the") == std::string::npos);
-  CHECK(text.find("x over chapter") == std::string::npos);
-  CHECK(text.find("check    FAIL") != std::string::npos);
+  CHECK(contains(text, "rate     not reported (the result failed its check)"));
+  CHECK(contains(text, "speedup  not reported (the result failed its check)"));
+  for (const char* figure : {"2950", "4410", "TFLOP/s", "% of the", "x over chapter"})
+    CHECK_FALSE(contains(text, figure));
+  CHECK(contains(text, "check    FAIL"));
 }
 
 TEST_CASE("a passed result's report shows its rate, peak share and speedup", "[report]") {
   const std::string text = report_of(absurd_result(true));
   INFO(text);
-  CHECK(text.find("rate     2950.85 TFLOP/s, 4410.30% of the FP32 peak") != std::string::npos);
-  CHECK(text.find("x over chapter 1") != std::string::npos);
-  CHECK(text.find("not reported") == std::string::npos);
+  CHECK(contains(text, "rate     2950.85 TFLOP/s, 4410.30% of the FP32 peak"));
+  CHECK(contains(text, "x over chapter 1"));
+  CHECK_FALSE(contains(text, "not reported"));
 }
 
 TEST_CASE("an unchecked result's rate says that it was not checked", "[report]") {
@@ -74,8 +177,8 @@ TEST_CASE("an unchecked result's rate says that it was not checked", "[report]")
   result.checked = false;
   const std::string text = report_of(result);
   INFO(text);
-  CHECK(text.find("TFLOP/s") != std::string::npos);
-  CHECK(text.find("unchecked") != std::string::npos);
+  CHECK(contains(text, "TFLOP/s"));
+  CHECK(contains(text, "unchecked"));
 }
 
 TEST_CASE("a failed result's CSV line leaves rate, peak share and speedup empty", "[report]") {
@@ -84,12 +187,10 @@ TEST_CASE("a failed result's CSV line leaves rate, peak share and speedup empty"
   INFO(failed);
   CHECK(split_csv(failed).size() == split_csv(header).size());
   CHECK(field(header, failed, "status") == "FAIL");
-  CHECK(field(header, failed, "rate").empty());
-  CHECK(field(header, failed, "peak_percent").empty());
-  CHECK(field(header, failed, "speedup").empty());
+  for (const char* figure : {"rate", "peak_percent", "speedup"})
+    CHECK(field(header, failed, figure).empty());
   CHECK(field(header, failed, "rate_unit") == "TFLOP/s");  // a name, not a figure: kept
   CHECK(field(header, failed, "mismatches") == "4096");
-
   const std::string passed = course::csv_line(absurd_result(true));
   INFO(passed);
   CHECK(field(header, passed, "status") == "PASS");
