@@ -1,15 +1,12 @@
 """The chapters of a build folder: <build>/course_chapters.tsv, which CMake writes with one line
-per chapter it adds (cmake/CourseChapter.cmake): its label (chNN), its slug, the student executable,
-the solution executable and the targets that build the student's edition (comma-separated),
-tab-separated. Scripts that work on every chapter read it instead of
-a list of their own, so a chapter added to CMakeLists.txt reaches them without a change.
-Standard library only.
+per chapter it adds (cmake/CourseChapter.cmake), tab-separated: its label (chNN), its slug, the
+student executable, the solution executable and the targets that build the student's edition
+(comma-separated). Scripts that work on every chapter read it instead of a list of their own, so a
+chapter added to CMakeLists.txt reaches them without a change. Standard library only.
 """
 
 import os
 import re
-
-MANIFEST = "course_chapters.tsv"
 
 
 class ManifestError(Exception):
@@ -17,23 +14,24 @@ class ManifestError(Exception):
 
 
 class Chapter:
-    """One chapter of the build."""
+    """One chapter of the build, e.g. label "ch01", number 1, slug "global_memory", title
+    "global memory", kernels (the student's file) "chapters/01_global_memory/kernels.cuh"."""
 
     def __init__(self, label, slug, student, solution, targets):
-        self.label = label                        # "ch01"
-        self.number = int(label[2:])              # 1
-        self.slug = slug                          # "global_memory"
-        self.title = slug.replace("_", " ")       # "global memory"
-        self.student = student                    # the student executable
-        self.solution = solution                  # the solution executable
-        self.kernels = f"chapters/{label[2:]}_{slug}/kernels.cuh"  # the student's file
-        self.targets = targets.split(",")         # what builds the student's edition
+        self.label = label
+        self.number = int(label[2:])
+        self.slug = slug
+        self.title = slug.replace("_", " ")
+        self.student = student  # the executables
+        self.solution = solution
+        self.kernels = f"chapters/{label[2:]}_{slug}/kernels.cuh"
+        self.targets = targets.split(",")
 
 
 def read_chapters(path):
     """The chapters listed in @p path (a build folder or its course_chapters.tsv), in order."""
     if os.path.isdir(path):
-        path = os.path.join(path, MANIFEST)
+        path = os.path.join(path, "course_chapters.tsv")
     try:
         with open(path, encoding="utf-8") as handle:
             lines = [line.rstrip("\n") for line in handle if line.strip()]

@@ -3,9 +3,9 @@
 
 One panel per problem. Each size is a line through the chapters that carry the problem; a
 chapter's variant (chapter 3's dispatch) is a hollow diamond just right of its chapter, in the
-colour of its size; cuBLAS (matmul) is a dashed line in the colour of its size; the hardware ceiling (the
-FP32 or min-plus peak, or the memory-bandwidth bound where it is lower) is a solid black line.
-Only runs that passed their check are drawn.
+colour of its size; cuBLAS (matmul) is a dashed line in the colour of its size; the hardware
+ceiling (the FP32 or min-plus peak, or the memory-bandwidth bound where it is lower) is a solid
+black line. Only runs that passed their check are drawn.
 
     scripts/plot_ladder.py results/ladder.csv results/ladder    # writes ladder.png and ladder.svg
 
@@ -21,8 +21,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 # The one reader of the ladder's CSV, with the table's rate format and labels.
-from results_table import (CUBLAS, CUBLAS_TF32, PROBLEM_ORDER, TableError,  # noqa: E402
-                           format_rate, is_result, ordered_unique, read_rows, variant_of)
+from results_table import (CUBLAS, CUBLAS_TF32, TableError, format_rate,  # noqa: E402
+                           is_result, ordered_unique, problems_of, read_rows, variant_of)
 
 CHAPTER_TITLES = {
     1: "1\nglobal\nmemory",
@@ -32,21 +32,12 @@ CHAPTER_TITLES = {
     5: "5\nwarp tiles,\npipeline",
     6: "6\ntensor\ncores",
 }
-PROBLEM_TITLES = {
-    "matmul": "matmul (SGEMM)",
-    "minplus": "minplus (min-plus product)",
-    "conv2d": "conv2d",
-    "conv1d": "conv1d",
-}
+PROBLEM_TITLES = {"matmul": "matmul (SGEMM)", "minplus": "minplus (min-plus product)"}
 # How each baseline is drawn: a horizontal line in the colour of its size.
 BASELINE_STYLES = {CUBLAS: ("--", "cuBLAS SGEMM, FP32"), CUBLAS_TF32: ("-.", "cuBLAS TF32")}
 # Rates that span more than this factor in one panel are drawn on a logarithmic axis, so that the
 # FP32 chapters stay readable next to tensor cores.
 LOG_SPAN = 30.0
-# Headroom above the highest line, as a fraction of it.
-HEADROOM = 0.12
-# How far right of its chapter a variant's point stands, so that both points show.
-VARIANT_OFFSET = 0.15
 
 
 def spread_labels(labels, gap):
@@ -64,32 +55,31 @@ def draw_panel(axes, problem, rows, colormap):
     from matplotlib.lines import Line2D
 
     group = [r for r in rows if r["problem"] == problem]
-    unit = group[0]["rate_unit"]
     passed = [r for r in group if is_result(r)]
     sizes = ordered_unique(r["sizes"] for r in group)
     chapters = sorted({int(r["chapter"]) for r in group if r["chapter"]})
     colours = {size: colormap(0.1 + 0.65 * i / max(1, len(sizes) - 1))
                for i, size in enumerate(sizes)}
-    highest = 0.0
-    lowest = float("inf")
+    highest, lowest = 0.0, float("inf")
     handles = []
     end_labels = {}  # chapter -> [(rate, text, colour)] for the last point of each line
-    drawn_baselines = []
+    drawn_baselines = set()
     has_variant = False
 
     for size in sizes:
+        at_size = [r for r in passed if r["sizes"] == size]
         # A chapter that carries the problem but has no result here (FAIL, ERROR) leaves a gap,
         # so the line never suggests a result that was not measured.
         rates = {int(r["chapter"]): float(r["rate"])
-                 for r in passed if r["sizes"] == size and r["chapter"] and not variant_of(r)}
-        for row in passed:
-            if row["sizes"] == size and variant_of(row):
-                rate = float(row["rate"])
-                axes.plot([int(row["chapter"]) + VARIANT_OFFSET], [rate], marker="D", markersize=7,
-                          linestyle="none", markerfacecolor="none",
-                          markeredgecolor=colours[size], markeredgewidth=1.5)
-                highest = max(highest, rate)
-                has_variant = True
+                 for r in at_size if r["chapter"] and not variant_of(r)}
+        for row in filter(variant_of, at_size):
+            rate = float(row["rate"])
+            # Just right of its chapter's point, so that both show.
+            axes.plot([int(row["chapter"]) + 0.15], [rate], marker="D", markersize=7,
+                      linestyle="none", markerfacecolor="none",
+                      markeredgecolor=colours[size], markeredgewidth=1.5)
+            highest = max(highest, rate)
+            has_variant = True
         if rates:
             ys = [rates.get(chapter, float("nan")) for chapter in chapters]
             handles += axes.plot(chapters, ys, marker="o", linewidth=2, markersize=6,
@@ -99,17 +89,15 @@ def draw_panel(axes, problem, rows, colormap):
                 (rates[last], format_rate(rates[last]), colours[size]))
             highest = max(highest, max(rates.values()))
             lowest = min([lowest] + [rate for rate in rates.values() if rate > 0])
-        for row in passed:
-            if row["sizes"] == size and row["implementation"] in BASELINE_STYLES:
+        for row in at_size:
+            if row["implementation"] in BASELINE_STYLES:
                 rate = float(row["rate"])
                 style = BASELINE_STYLES[row["implementation"]][0]
                 axes.axhline(rate, color=colours[size], linestyle=style, linewidth=1.3)
                 highest = max(highest, rate)
-                if row["implementation"] not in drawn_baselines:
-                    drawn_baselines.append(row["implementation"])
-    for baseline in BASELINE_STYLES:
+                drawn_baselines.add(row["implementation"])
+    for baseline, (style, label) in BASELINE_STYLES.items():
         if baseline in drawn_baselines:
-            style, label = BASELINE_STYLES[baseline]
             handles.append(Line2D([], [], color="grey", linestyle=style, linewidth=1.3,
                                   label=f"{label}\n(colour of its size)"))
     if has_variant:
@@ -137,7 +125,7 @@ def draw_panel(axes, problem, rows, colormap):
                       color=colour)
         highest = max(highest, rate)
 
-    top = max(highest, 1e-9) * (1 + HEADROOM)
+    top = max(highest, 1e-9) * 1.12  # headroom above the highest line
     logarithmic = lowest < float("inf") and highest / lowest > LOG_SPAN
     bottom = lowest / 2 if logarithmic else 0
     for chapter, labels in end_labels.items():
@@ -156,10 +144,11 @@ def draw_panel(axes, problem, rows, colormap):
         axes.text(0.5, 0.5, "no passing results", transform=axes.transAxes, ha="center",
                   va="center", color="grey")
     axes.set_title(PROBLEM_TITLES.get(problem, problem), fontsize=11, fontweight="bold")
-    axes.set_ylabel(unit)
-    axes.set_xticks(chapters or [1])
-    axes.set_xticklabels([CHAPTER_TITLES.get(c, str(c)) for c in chapters or [1]], fontsize=8)
-    axes.set_xlim(min(chapters or [1]) - 0.35, max(chapters or [1]) + 0.6)
+    axes.set_ylabel(group[0]["rate_unit"])
+    ticks = chapters or [1]
+    axes.set_xticks(ticks)
+    axes.set_xticklabels([CHAPTER_TITLES.get(c, str(c)) for c in ticks], fontsize=8)
+    axes.set_xlim(min(ticks) - 0.35, max(ticks) + 0.6)
     if logarithmic:
         axes.set_yscale("log")
     axes.set_ylim(bottom, top)
@@ -175,7 +164,7 @@ def plot(rows, stem):
     matplotlib.rcParams["svg.hashsalt"] = "ladder"  # the same CSV gives the same SVG
     import matplotlib.pyplot as plt
 
-    problems = [p for p in PROBLEM_ORDER if any(r["problem"] == p for r in rows)]
+    problems = problems_of(rows)
     columns = 2 if len(problems) > 1 else 1
     lines = (len(problems) + columns - 1) // columns
     figure, axes_grid = plt.subplots(lines, columns, figsize=(6.2 * columns, 4.6 * lines),
@@ -218,8 +207,7 @@ def main(argv=None):
     parser.add_argument("stem", help="output path without extension; .png and .svg are written")
     args = parser.parse_args(argv)
     try:
-        import importlib
-        importlib.import_module("matplotlib")  # only to report its absence clearly
+        import matplotlib  # noqa: F401 (only to report its absence clearly)
     except ImportError:
         print("error: this Python has no matplotlib; install python3-matplotlib "
               f"({sys.executable})", file=sys.stderr)

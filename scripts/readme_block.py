@@ -1,8 +1,9 @@
 """The generated blocks of the README: text between `<!-- NAME:begin -->` and `<!-- NAME:end -->`.
 
-The README holds two: `ladder` (the results table, scripts/update_results_table.py) and `supports`
-(what each chapter takes, scripts/update_supports_table.py). Everything outside the markers is left
-as it is. Standard library only.
+The README holds them for the results table (`ladder`, scripts/update_results_table.py), what each
+chapter takes (`supports`, scripts/update_supports_table.py) and the profile
+(scripts/profile_kernels.py). Everything outside the markers is left as it is. Standard library
+only.
 """
 
 
@@ -16,9 +17,9 @@ def markers(name):
 
 
 def _find(text, name, readme_name):
+    """(start, end) of the text between the markers of block @p name."""
     begin_marker, end_marker = markers(name)
-    begin = text.find(begin_marker)
-    end = text.find(end_marker)
+    begin, end = text.find(begin_marker), text.find(end_marker)
     if begin < 0 or end < 0:
         missing = [m for m, at in ((begin_marker, begin), (end_marker, end)) if at < 0]
         raise BlockError(
@@ -44,15 +45,11 @@ def replace_block(text, name, block, readme_name="README.md"):
 
 
 def update_file(path, name, block, check_only=False):
-    """Writes @p block into the file @p path between its @p name markers.
-
-    Returns True when the file already held @p block. With @p check_only the file is never
-    written. Raises BlockError (markers) or OSError (reading or writing).
-    """
+    """Writes @p block into the file @p path between its @p name markers (never with
+    @p check_only); returns whether the file already held it. Raises BlockError or OSError."""
     with open(path, encoding="utf-8") as handle:
         text = handle.read()
-    readme_name = path.rsplit("/", 1)[-1]
-    updated = replace_block(text, name, block, readme_name)
+    updated = replace_block(text, name, block, path.rsplit("/", 1)[-1])
     if updated == text:
         return True
     if not check_only:

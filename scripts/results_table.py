@@ -16,17 +16,12 @@ over it. Standard library only.
 
 import csv
 
-# Columns read from the ladder's CSV.
-REQUIRED_COLUMNS = (
-    "device", "date", "problem", "sizes", "chapter", "implementation", "status", "runs", "rate",
-    "rate_unit", "speedup", "cublas_percent", "cublas_reference", "ceiling_rate", "ceiling_name",
-    "ceiling_percent", "message",
-)
-
+REQUIRED_COLUMNS = ("device date problem sizes chapter implementation status runs rate rate_unit "
+                    "speedup cublas_percent cublas_reference ceiling_rate ceiling_name "
+                    "ceiling_percent message").split()
 PROBLEM_ORDER = ("matmul", "minplus", "conv2d", "conv1d")
 CUBLAS = "cuBLAS"
 CUBLAS_TF32 = "cuBLAS TF32"
-BASELINES = (CUBLAS, CUBLAS_TF32)
 PASS = "PASS"
 
 
@@ -47,7 +42,7 @@ def number(text):
 
 
 def _read(path):
-    """(column names, rows) of a CSV file; raises TableError when it cannot be read."""
+    """(column names, rows) of a CSV file."""
     try:
         with open(path, newline="", encoding="utf-8") as handle:
             reader = csv.DictReader(handle)
@@ -57,7 +52,7 @@ def _read(path):
 
 
 def read_rows(path):
-    """The CSV's rows as dictionaries; raises TableError when it is missing or malformed."""
+    """The results CSV's rows as dictionaries."""
     columns, rows = _read(path)
     missing = [c for c in REQUIRED_COLUMNS if c not in columns]
     if missing:
@@ -103,12 +98,12 @@ def previous_chapter_row(group, row):
     """The row of the nearest lower chapter in @p group (the same workload) at its best: its
     variant's row where it has one, its main row otherwise; or None."""
     earlier = [r for r in group if 0 < chapter_number(r) < chapter_number(row)]
-    if not earlier:
-        return None
-    return max(earlier, key=lambda r: (chapter_number(r), variant_of(r) != ""))
+    return max(earlier, key=lambda r: (chapter_number(r), variant_of(r) != ""), default=None)
 
 
-def render_cell(row, group):
+def render_cell(group, label):
+    """The cell of column @p label among the rows of one workload, @p group."""
+    row = next((r for r in group if column_label(r) == label), None)
     if row is None:
         return "-"
     if not is_result(row):
@@ -155,7 +150,7 @@ def columns_of(rows):
     variant if any, in chapter order; then the baselines that ran."""
     chapters = sorted({(chapter_number(r), variant_of(r), column_label(r))
                        for r in rows if chapter_number(r) > 0})
-    baselines = [b for b in BASELINES if any(r["implementation"] == b for r in rows)]
+    baselines = [b for b in (CUBLAS, CUBLAS_TF32) if any(r["implementation"] == b for r in rows)]
     return [label for _, _, label in chapters] + baselines
 
 
@@ -165,11 +160,8 @@ def problem_lines(rows, problem, columns):
     lines = []
     for size in ordered_unique(r["sizes"] for r in rows if r["problem"] == problem):
         group = [r for r in rows if r["problem"] == problem and r["sizes"] == size]
-        cells = [size]
-        for label in columns:
-            match = [r for r in group if column_label(r) == label]
-            cells.append(render_cell(match[0], group) if match else "-")
-        lines.append(cells + [ceiling_text(group), best_chapter_text(group)])
+        lines.append([size] + [render_cell(group, label) for label in columns]
+                     + [ceiling_text(group), best_chapter_text(group)])
     return lines
 
 
@@ -179,6 +171,11 @@ def problems_of(rows):
 
 def not_results(rows):
     return [r for r in rows if not is_result(r)]
+
+
+def runs_of(rows):
+    """How many timed runs each kernel's median is of."""
+    return max((int(r["runs"]) for r in rows if r["runs"]), default=0)
 
 
 def goal_value(goal):
@@ -191,13 +188,12 @@ def goal_value(goal):
 
 def render_table(rows, goals=None, image=None):
     """The Markdown of the results table, with the goals and the plot (@p image, a link)."""
-    runs = max((int(r["runs"]) for r in rows if r["runs"]), default=0)
     columns = columns_of(rows)
     lines = [
         f"Measured on **{rows[0]['device']}** on {rows[0]['date']} with `scripts/ladder.sh`: for "
-        f"each kernel the median of {runs} timed runs, after a run checked against the CPU "
-        "reference. Rates: matmul in TFLOP/s, minplus in Tstep/s (a step is one add and one min), "
-        "conv2d in Gpixel/s, conv1d in Gsample/s; in brackets the speedup over the previous "
+        f"each kernel the median of {runs_of(rows)} timed runs, after a run checked against the "
+        "CPU reference. Rates: matmul in TFLOP/s, minplus in Tstep/s (a step is one add and one "
+        "min), conv2d in Gpixel/s, conv1d in Gsample/s; in brackets the speedup over the previous "
         "chapter. cuBLAS SGEMM runs in pedantic FP32 (`CUBLAS_PEDANTIC_MATH`: TF32 off)"
         + (", cuBLAS TF32 with `CUBLAS_TF32_TENSOR_OP_MATH` (the baseline of the tensor-core "
            "chapters)" if CUBLAS_TF32 in columns else "")
@@ -211,13 +207,10 @@ def render_table(rows, goals=None, image=None):
     for problem in problems_of(rows):
         for cells in problem_lines(rows, problem, columns):
             lines.append("| " + " | ".join([problem] + cells) + " |")
-
     if not_results(rows):
-        lines.append("")
         listed = ", ".join(f"{r['problem']} {r['sizes']} {r['implementation']} ({r['status']})"
                            for r in not_results(rows))
-        lines.append(f"Not results (failed their check or did not run): {listed}.")
-
+        lines += ["", f"Not results (failed their check or did not run): {listed}."]
     if goals:
         lines += ["", "Performance goals on this GPU:", ""]
         for goal in goals:
@@ -225,10 +218,9 @@ def render_table(rows, goals=None, image=None):
             shown = f"**{verdict}**" if verdict in ("met", "missed") else verdict
             value = goal_value(goal)
             lines.append(f"- {goal['goal']}: {shown}" + (f" ({value})" if value else ""))
-
     if image:
-        lines.append("")
-        lines.append(f"![Rate per chapter for each problem, with cuBLAS and the ceilings]({image})")
+        lines += ["", "![Rate per chapter for each problem, with cuBLAS and the ceilings]"
+                      f"({image})"]
     return "\n".join(lines)
 
 
@@ -247,9 +239,9 @@ def aligned(table, left=(0,)):
 def render_text(rows, goals=None):
     """The same table for a terminal: one block per problem with the columns that carry it, the
     goals with their verdicts, and the runs that are not results with what went wrong."""
-    runs = max((int(r["runs"]) for r in rows if r["runs"]), default=0)
-    lines = [f"Measured on {rows[0]['device']} on {rows[0]['date']}: the median of {runs} timed "
-             "runs of each kernel, after a run checked against the CPU reference.", ""]
+    lines = [f"Measured on {rows[0]['device']} on {rows[0]['date']}: the median of "
+             f"{runs_of(rows)} timed runs of each kernel, after a run checked against the CPU "
+             "reference.", ""]
     for problem in problems_of(rows):
         group = [r for r in rows if r["problem"] == problem]
         columns = columns_of(group)

@@ -1,16 +1,12 @@
 #!/usr/bin/env python3
-"""Writes the performance ladder's results table (scripts/results_table.py) from its CSV.
-
-By default the table goes into the README between the lines `<!-- ladder:begin -->` and
-`<!-- ladder:end -->`; everything outside them is left as it is, and running it twice on the same
-CSV changes nothing the second time. `--print` prints the same table laid out for a terminal
-instead, and `--out FILE` writes the Markdown to FILE; with either, the README is not touched.
+"""Writes the performance ladder's results table (scripts/results_table.py) from its CSV into the
+README between the lines `<!-- ladder:begin -->` and `<!-- ladder:end -->`, leaving everything
+outside them as it is (a second run on the same CSV changes nothing); `--print` prints it laid out
+for a terminal and `--out FILE` writes the Markdown to FILE instead, leaving the README alone.
 
     scripts/update_results_table.py results/ladder.csv --goals results/ladder_goals.csv \
-        --image results/ladder.svg --readme README.md
+        --image results/ladder.svg [--check]   # --check: exit 1 when the README's table differs
     scripts/update_results_table.py build/results/ladder.csv --out build/results/ladder.md --print
-    scripts/update_results_table.py results/ladder.csv --goals results/ladder_goals.csv \
-        --image results/ladder.svg --check    # exit 1 when the README's table differs
 
 Exit status: 0 on success, 1 when the CSV cannot be read, the markers are missing, a file cannot
 be written, or (--check) the README's table differs. Standard library only.
@@ -26,11 +22,10 @@ import readme_block  # noqa: E402
 import results_table  # noqa: E402
 
 BLOCK = "ladder"
-BEGIN_MARKER, END_MARKER = readme_block.markers(BLOCK)
 
 
 def image_link(image, relative_to):
-    """@p image as a link from the folder @p relative_to."""
+    """@p image as a link from the folder of the file @p relative_to."""
     folder = os.path.dirname(os.path.abspath(relative_to))
     return os.path.relpath(os.path.abspath(image), folder).replace(os.sep, "/")
 

@@ -3,14 +3,12 @@
 
 Every chapter executable prints its own row with `--supports-table`, built from the lists that its
 command line and driver refuse other values with (the tile and block widths, the compiled masks,
-the tap limit, the problems it has kernels for), and `--help` ends with the same description. This
-script gathers the rows of every chapter of a build folder (its course_chapters.tsv) into the
-README between `<!-- supports:begin -->` and `<!-- supports:end -->`, so the README cannot
-describe a chapter differently from the chapter itself. The student and solution executables of a
-chapter must print the same row.
+the tap limit, the problems it has kernels for). This script gathers the rows of every chapter of
+a build folder (its course_chapters.tsv) into the README between `<!-- supports:begin -->` and
+`<!-- supports:end -->`, so the README cannot describe a chapter differently from the chapter
+itself; a chapter's student and solution executables must print the same row.
 
-    scripts/update_supports_table.py --build-dir build            # regenerate the README's table
-    scripts/update_supports_table.py --build-dir build --check    # exit 1 if it differs
+    scripts/update_supports_table.py --build-dir build [--check]   # --check: exit 1 if it differs
 
 Exit status: 0 done (or, with --check, the README agrees), 1 the README differs (--check) or
 cannot be written, 2 bad command line, 4 the executables cannot be asked. Standard library only.
@@ -54,18 +52,17 @@ def build_table(chapters):
     header = None
     rows = []
     for chapter in chapters:
-        label = chapter.label
-        printed = [table_of(executable) for executable in (chapter.student, chapter.solution)]
-        for other_header, other_row in printed[1:]:
-            if other_row != printed[0][1]:
-                raise SupportsError(f"{label}: its executables describe it differently:\n"
-                                    f"  {printed[0][1]}\n  {other_row}")
-        for other_header, _ in printed:
+        (student_header, row), (solution_header, solution_row) = (
+            table_of(chapter.student), table_of(chapter.solution))
+        if solution_row != row:
+            raise SupportsError(f"{chapter.label}: its executables describe it differently:\n"
+                                f"  {row}\n  {solution_row}")
+        for other_header in (student_header, solution_header):
             if header is not None and other_header != header:
-                raise SupportsError(f"{label}: a table header unlike the other chapters': "
-                                    f"{other_header}")
+                raise SupportsError(f"{chapter.label}: a table header unlike the other "
+                                    f"chapters': {other_header}")
             header = other_header
-        rows.append(printed[0][1])
+        rows.append(row)
     return "\n".join(header + rows)
 
 

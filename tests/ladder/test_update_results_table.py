@@ -9,8 +9,6 @@ cuBLAS, whatever numbers their CSV lines hold.
     python3 tests/ladder/test_update_results_table.py
 """
 
-import contextlib
-import io
 import os
 import shutil
 import sys
@@ -18,38 +16,50 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
 
+from support import call  # noqa: E402 (puts scripts/ on the path)
 import readme_block  # noqa: E402
 import results_table  # noqa: E402
 import update_results_table as table  # noqa: E402
 
 SAMPLE_CSV = os.path.join(HERE, "sample_ladder.csv")
 SAMPLE_GOALS = os.path.join(HERE, "sample_ladder_goals.csv")
+BEGIN, END = readme_block.markers("ladder")
 
-README = """# A course
+README = f"""# A course
 
 Some text before.
 
-## Results
-
-<!-- ladder:begin -->
+{BEGIN}
 An old table.
-<!-- ladder:end -->
-
-## After
+{END}
 
 Text after.
 """
 
 
 def run(*args):
-    """Runs the script's main() quietly; returns (status, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = table.main(list(args))
-    return status, out.getvalue(), err.getvalue()
+    """(status, stdout, stderr) of the script's main()."""
+    return call(table.main, args)
+
+
+def line_of(text, prefix):
+    """The first line of @p text that starts with @p prefix."""
+    return next(line for line in text.splitlines() if line.startswith(prefix))
+
+
+def cells_of(text, prefix):
+    """The cells of the Markdown table line of @p text that starts with @p prefix."""
+    return [cell.strip() for cell in line_of(text, prefix).strip("|").split("|")]
+
+
+def rows_with(changes):
+    """The sample's rows with @p changes: {(problem, sizes, implementation): {column: value}}."""
+    rows = results_table.read_rows(SAMPLE_CSV)
+    for row in rows:
+        row.update(changes.get((row["problem"], row["sizes"], row["implementation"]), {}))
+    return rows
 
 
 class UpdateResultsTableTest(unittest.TestCase):
@@ -70,20 +80,17 @@ class UpdateResultsTableTest(unittest.TestCase):
         status, out, _ = run(SAMPLE_CSV, "--goals", SAMPLE_GOALS, "--readme", self.readme)
         self.assertEqual(status, 0)
         self.assertIn("results table updated", out)
-        text = self.read_readme()
-        before, rest = text.split(table.BEGIN_MARKER)
-        inside, after = rest.split(table.END_MARKER)
-        self.assertEqual(before, README.split(table.BEGIN_MARKER)[0])
-        self.assertEqual(after, README.split(table.END_MARKER)[1])
+        before, rest = self.read_readme().split(BEGIN)
+        inside, after = rest.split(END)
+        self.assertEqual(before, README.split(BEGIN)[0])
+        self.assertEqual(after, README.split(END)[1])
         self.assertNotIn("An old table", inside)
-        self.assertIn("**Example GPU**", inside)  # names the GPU
-        self.assertIn("2025-01-15", inside)       # and the date
-        self.assertIn("| problem | size | ch 1 | ch 2 | ch 3 | ch 3 dispatch | ch 4 | cuBLAS |",
-                      inside)
-        self.assertIn("| matmul | 4096 | 4.60 | 9.40 (2.04x) |", inside)
-        self.assertIn("ch 4: 84% of cuBLAS", inside)
-        self.assertIn("CUBLAS_PEDANTIC_MATH", inside)
-        self.assertIn("chapter 4 at least 65% of cuBLAS: **met** (84.0%)", inside)
+        for expected in (
+                "**Example GPU**", "2025-01-15",  # names the GPU and the date
+                "| problem | size | ch 1 | ch 2 | ch 3 | ch 3 dispatch | ch 4 | cuBLAS |",
+                "| matmul | 4096 | 4.60 | 9.40 (2.04x) |", "ch 4: 84% of cuBLAS",
+                "CUBLAS_PEDANTIC_MATH", "chapter 4 at least 65% of cuBLAS: **met** (84.0%)"):
+            self.assertIn(expected, inside)
 
     def test_second_run_changes_nothing(self):
         args = (SAMPLE_CSV, "--goals", SAMPLE_GOALS, "--readme", self.readme)
@@ -93,14 +100,13 @@ class UpdateResultsTableTest(unittest.TestCase):
         self.assertEqual(status, 0)
         self.assertIn("already up to date", out)
         self.assertEqual(self.read_readme(), first)
-        self.assertEqual(first.count(table.BEGIN_MARKER), 1)
-        self.assertEqual(first.count(table.END_MARKER), 1)
+        self.assertEqual(first.count(BEGIN), 1)
+        self.assertEqual(first.count(END), 1)
 
     def test_failed_runs_are_marked_not_shown(self):
         run(SAMPLE_CSV, "--readme", self.readme)
         text = self.read_readme()
-        line = next(l for l in text.splitlines() if l.startswith("| minplus | 1024 |"))
-        cells = [c.strip() for c in line.strip("|").split("|")]
+        cells = cells_of(text, "| minplus | 1024 |")
         self.assertEqual(cells[4], "FAIL")            # chapter 3 failed its check
         self.assertEqual(cells[5], "-")               # chapter 3 dispatch did not run here
         self.assertEqual(cells[6], "10.9")            # so chapter 4 has no speedup over chapter 3
@@ -108,22 +114,17 @@ class UpdateResultsTableTest(unittest.TestCase):
 
     def test_missing_markers_fail_clearly(self):
         with open(self.readme, "w", encoding="utf-8") as handle:
-            handle.write("# A course\n\n<!-- ladder:begin -->\nno end marker\n")
+            handle.write(f"# A course\n\n{BEGIN}\nno end marker\n")
         status, _, err = run(SAMPLE_CSV, "--readme", self.readme)
         self.assertEqual(status, 1)
-        self.assertIn("<!-- ladder:end -->", err)
+        self.assertIn(END, err)
         self.assertIn("not found", err)
-        with open(self.readme, encoding="utf-8") as handle:
-            self.assertIn("no end marker", handle.read())  # left untouched
+        self.assertIn("no end marker", self.read_readme())  # left untouched
 
     def test_markers_out_of_order_or_repeated_fail(self):
-        with self.assertRaises(readme_block.BlockError):
-            readme_block.replace_block(
-                f"{table.END_MARKER}\n{table.BEGIN_MARKER}\n", "ladder", "block")
-        with self.assertRaises(readme_block.BlockError):
-            readme_block.replace_block(
-                f"{table.BEGIN_MARKER}\n{table.END_MARKER}\n{table.BEGIN_MARKER}\n", "ladder",
-                "block")
+        for text in (f"{END}\n{BEGIN}\n", f"{BEGIN}\n{END}\n{BEGIN}\n"):
+            with self.assertRaises(readme_block.BlockError):
+                readme_block.replace_block(text, "ladder", "block")
 
     def test_check_fails_until_the_table_is_written(self):
         args = (SAMPLE_CSV, "--goals", SAMPLE_GOALS, "--readme", self.readme)
@@ -148,31 +149,21 @@ class UpdateResultsTableTest(unittest.TestCase):
         self.assertIn("| matmul | 4096 | 4.60 | 9.40 (2.04x) |", written)
         self.assertIn("](ladder.svg)", written)  # relative to the file it is in
 
-    def rows_with(self, changes):
-        """The sample's rows with @p changes: {(problem, sizes, implementation): {column: value}}."""
-        rows = results_table.read_rows(SAMPLE_CSV)
-        for row in rows:
-            row.update(changes.get((row["problem"], row["sizes"], row["implementation"]), {}))
-        return rows
-
     def test_a_failed_row_with_figures_still_shows_none(self):
         # A CSV whose FAIL line carries a rate and ratios (an older writer, a hand edit): the
         # writer must not show them, nor use the failed row as a reference.
-        rows = self.rows_with({
+        text = results_table.render_table(rows_with({
             ("matmul", "4096", "ch02"): {"status": "FAIL", "rate": "2950.85", "speedup": "641"},
             ("matmul", "1024", "cuBLAS"): {"status": "FAIL"},
-        })
-        text = results_table.render_table(rows)
-        line = next(l for l in text.splitlines() if l.startswith("| matmul | 4096 |"))
-        cells = [c.strip() for c in line.strip("|").split("|")]
+        }))
+        cells = cells_of(text, "| matmul | 4096 |")
         self.assertEqual(cells[3], "FAIL")
         self.assertNotIn("2950", text)
         self.assertNotIn("641", text)
         self.assertNotIn("(", cells[4])  # chapter 3's speedup was over the failed chapter 2
         self.assertIn("matmul 4096 ch02 (FAIL)", text)
-        small = next(l for l in text.splitlines() if l.startswith("| matmul | 1024 |"))
-        self.assertNotIn("of cuBLAS", small)  # cuBLAS failed: no share of it
-        self.assertIn("of cuBLAS", line)
+        self.assertNotIn("of cuBLAS", line_of(text, "| matmul | 1024 |"))  # cuBLAS failed
+        self.assertIn("of cuBLAS", line_of(text, "| matmul | 4096 |"))
 
     def test_the_tensor_core_chapter_is_shown_against_cublas_tf32(self):
         rows = results_table.read_rows(SAMPLE_CSV)
@@ -183,30 +174,25 @@ class UpdateResultsTableTest(unittest.TestCase):
         baseline = dict(next(r for r in matmul if r["implementation"] == "cuBLAS"))
         baseline.update({"implementation": "cuBLAS TF32", "rate": "375"})
         text = results_table.render_table(rows + [chapter, baseline])
-        header = next(l for l in text.splitlines() if l.startswith("| problem |"))
-        self.assertIn("| cuBLAS | cuBLAS TF32 |", header)
-        line = next(l for l in text.splitlines() if l.startswith("| matmul | 4096 |"))
+        self.assertIn("| cuBLAS | cuBLAS TF32 |", line_of(text, "| problem |"))
+        line = line_of(text, "| matmul | 4096 |")
         self.assertIn("| 375 |", line)
         self.assertIn("ch 6: 40% of cuBLAS TF32", line)
         self.assertIn("CUBLAS_TF32_TENSOR_OP_MATH", text)
-        other = next(l for l in text.splitlines() if l.startswith("| matmul | 1024 |"))
+        other = line_of(text, "| matmul | 1024 |")
         self.assertIn("of cuBLAS", other)
         self.assertNotIn("TF32", other.split("|")[-2])  # no TF32 baseline at 1024: "-"
 
     def test_a_chapters_variant_has_its_own_column_and_is_its_best(self):
-        text = results_table.render_table(self.rows_with({}))
-        line = next(l for l in text.splitlines() if l.startswith("| matmul | 4096 |"))
-        cells = [c.strip() for c in line.strip("|").split("|")]
+        text = results_table.render_table(rows_with({}))
+        cells = cells_of(text, "| matmul | 4096 |")
         self.assertEqual(cells[4], "10.1 (1.07x)")   # chapter 3 over chapter 2
         self.assertEqual(cells[5], "10.6 (1.12x)")   # chapter 3 dispatch over chapter 2 too
         self.assertEqual(cells[6], "43.0 (4.07x)")   # chapter 4 over chapter 3 dispatch
-        image = next(l for l in text.splitlines() if l.startswith("| conv2d | 4096x4096"))
-        self.assertEqual([c.strip() for c in image.strip("|").split("|")][5], "-")
+        self.assertEqual(cells_of(text, "| conv2d | 4096x4096")[5], "-")
         # A failed variant is no reference: chapter 4 then shows no speedup at all.
-        rows = self.rows_with({("matmul", "4096", "ch03 dispatch"): {"status": "FAIL"}})
-        line = next(l for l in results_table.render_table(rows).splitlines()
-                    if l.startswith("| matmul | 4096 |"))
-        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows = rows_with({("matmul", "4096", "ch03 dispatch"): {"status": "FAIL"}})
+        cells = cells_of(results_table.render_table(rows), "| matmul | 4096 |")
         self.assertEqual(cells[5], "FAIL")
         self.assertEqual(cells[6], "43.0")
         self.assertEqual(results_table.column_label(rows[0]), "ch 1")
@@ -214,8 +200,8 @@ class UpdateResultsTableTest(unittest.TestCase):
     def test_the_console_table_shows_the_same_cells(self):
         # One block per problem with its unit and only the columns that carry it; the goals with
         # their verdicts; the runs that are not results with what went wrong.
-        rows = self.rows_with({("matmul", "1024", "ch02"): {"status": "FAIL", "rate": "",
-                                                            "message": "FAIL: 3 elements"}})
+        rows = rows_with({("matmul", "1024", "ch02"): {"status": "FAIL", "rate": "",
+                                                       "message": "FAIL: 3 elements"}})
         goals = results_table.read_goals(SAMPLE_GOALS)
         goals[0].update({"measured": "", "verdict": "not measured"})
         text = results_table.render_text(rows, goals)
@@ -224,7 +210,7 @@ class UpdateResultsTableTest(unittest.TestCase):
         header = lines[lines.index("conv1d (Gsample/s; in brackets the speedup over the previous "
                                    "chapter)") + 1].split()
         self.assertEqual(header, ["size", "ch", "1", "ch", "3", "ceiling", "best", "chapter"])
-        small = next(l for l in lines if l.startswith("  1024  3.90"))
+        small = line_of(text, "  1024  3.90")
         self.assertEqual(small.split()[2], "FAIL")
         self.assertIn("ch 4: 89% of cuBLAS", small)
         markdown = results_table.render_table(rows, goals)
@@ -252,10 +238,8 @@ class UpdateResultsTableTest(unittest.TestCase):
         self.assertEqual(self.read_readme(), README)
 
     def test_rate_formatting_matches_the_ladder(self):
-        self.assertEqual(results_table.format_rate(41.23), "41.2")
-        self.assertEqual(results_table.format_rate(5.214), "5.21")
-        self.assertEqual(results_table.format_rate(0.8531), "0.853")
-        self.assertEqual(results_table.format_rate(203.4), "203")
+        for rate, text in ((41.23, "41.2"), (5.214, "5.21"), (0.8531, "0.853"), (203.4, "203")):
+            self.assertEqual(results_table.format_rate(rate), text)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ import readme_block
 import update_supports_table as supports
 
 MANIFEST = None  # set from the command line
+BEGIN, END = readme_block.markers("supports")
 
 
 def run(*args):
@@ -31,7 +32,8 @@ class SupportsTableTest(unittest.TestCase):
         self.folder = tempfile.mkdtemp()
         self.readme = os.path.join(self.folder, "README.md")
         shutil.copyfile(os.path.join(ROOT, "README.md"), self.readme)
-        self.table = supports.build_table(course_chapters.read_chapters(MANIFEST))
+        self.chapters = course_chapters.read_chapters(MANIFEST)
+        self.table = supports.build_table(self.chapters)
 
     def tearDown(self):
         shutil.rmtree(self.folder)
@@ -40,16 +42,17 @@ class SupportsTableTest(unittest.TestCase):
         with open(self.readme, encoding="utf-8") as handle:
             return handle.read()
 
-    def set_block(self, block):
-        text = readme_block.replace_block(self.text(), "supports", block)
+    def write(self, text):
         with open(self.readme, "w", encoding="utf-8") as handle:
             handle.write(text)
 
+    def set_block(self, block):
+        self.write(readme_block.replace_block(self.text(), "supports", block))
+
     def test_every_chapter_has_a_row(self):
-        chapters = course_chapters.read_chapters(MANIFEST)
         rows = self.table.splitlines()[2:]
-        self.assertEqual(len(rows), len(chapters))
-        for chapter, row in zip(chapters, rows):
+        self.assertEqual(len(rows), len(self.chapters))
+        for chapter, row in zip(self.chapters, rows):
             self.assertTrue(row.startswith(f"| {chapter.number} | "), row)
 
     def test_a_changed_row_fails_the_check_until_regenerated(self):
@@ -61,13 +64,10 @@ class SupportsTableTest(unittest.TestCase):
         self.assertIn("differs from what the executables print", err)
         self.assertIn("conv1d, ", err)  # the diff shows the line
         before = self.text()
-        status, _, _ = run("--readme", self.readme)
-        self.assertEqual(status, 0)
+        self.assertEqual(run("--readme", self.readme)[0], 0)
         after = self.text()
-        self.assertEqual(before.split("<!-- supports:begin -->")[0],
-                         after.split("<!-- supports:begin -->")[0])
-        self.assertEqual(before.split("<!-- supports:end -->")[1],
-                         after.split("<!-- supports:end -->")[1])
+        self.assertEqual(before.split(BEGIN)[0], after.split(BEGIN)[0])
+        self.assertEqual(before.split(END)[1], after.split(END)[1])
         self.assertEqual(run("--readme", self.readme, "--check")[0], 0)
 
     def test_a_missing_chapter_fails_the_check(self):
@@ -75,12 +75,10 @@ class SupportsTableTest(unittest.TestCase):
         self.assertEqual(run("--readme", self.readme, "--check")[0], 1)
 
     def test_missing_markers_fail(self):
-        text = self.text().replace("<!-- supports:end -->", "")
-        with open(self.readme, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        self.write(self.text().replace(END, ""))
         status, _, err = run("--readme", self.readme, "--check")
         self.assertEqual(status, 1)
-        self.assertIn("<!-- supports:end -->", err)
+        self.assertIn(END, err)
 
 
 if __name__ == "__main__":
