@@ -48,6 +48,10 @@ PROSE_LEFTOVERS = [
 ]
 
 
+# The elements whose text is no visible text (hidden) or no prose (code).
+NOT_PROSE = {"script": "hidden", "style": "hidden", "code": "code", "tt": "code", "pre": "code"}
+
+
 class PageParser(HTMLParser):
     """Collects a page's anchors, links and visible text."""
 
@@ -58,39 +62,32 @@ class PageParser(HTMLParser):
         self.text = []
         self.prose = []  # the text outside code spans and code fragments
         self.images = []
-        self._skip = 0
-        self._code = 0
-        self._fragment = 0  # depth of <div> inside a <div class="fragment">
+        # How deep inside each kind of NOT_PROSE element, and in <div>s of a <div class="fragment">
+        self.depth = {"hidden": 0, "code": 0, "fragment": 0}
 
     def handle_starttag(self, tag, attrs):
         attributes = dict(attrs)
-        for key in ("id", "name"):
-            if attributes.get(key):
-                self.anchors.add(attributes[key])
+        self.anchors.update(attributes[key] for key in ("id", "name") if attributes.get(key))
         wanted = LINK_ATTRIBUTES.get(tag)
         if wanted and attributes.get(wanted):
             self.links.append((tag, attributes[wanted], self.getpos()[0]))
             if tag in ("img", "iframe", "object", "embed"):
                 self.images.append(attributes[wanted])
-        if tag in ("script", "style"):
-            self._skip += 1
-        if tag in ("code", "tt", "pre"):
-            self._code += 1
-        if tag == "div" and (self._fragment or "fragment" in (attributes.get("class") or "")):
-            self._fragment += 1
+        if tag in NOT_PROSE:
+            self.depth[NOT_PROSE[tag]] += 1
+        in_fragment = self.depth["fragment"] or "fragment" in (attributes.get("class") or "")
+        if tag == "div" and in_fragment:
+            self.depth["fragment"] += 1
 
     def handle_endtag(self, tag):
-        if tag in ("script", "style") and self._skip:
-            self._skip -= 1
-        if tag in ("code", "tt", "pre") and self._code:
-            self._code -= 1
-        if tag == "div" and self._fragment:
-            self._fragment -= 1
+        kind = "fragment" if tag == "div" else NOT_PROSE.get(tag)
+        if kind and self.depth[kind]:
+            self.depth[kind] -= 1
 
     def handle_data(self, data):
-        if not self._skip:
+        if not self.depth["hidden"]:
             self.text.append(data)
-            if not self._code and not self._fragment:
+            if not self.depth["code"] and not self.depth["fragment"]:
                 self.prose.append(data)
 
 

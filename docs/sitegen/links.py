@@ -42,7 +42,6 @@ class Site:
         self.edition = edition
         self.chapters = chapters
         self.out_dir = out_dir
-        self.images_dir = out_dir / "images"
         self.used_labels = set()
         self.errors = []  # broken links, all reported at the end
         self.heading_labels = {}  # repository path of a Markdown file -> {github slug: label}
@@ -70,9 +69,9 @@ class Site:
         self.page_labels["README.md"] = "index"
         # Every page's headings are labelled before any link is rewritten, so that a link finds
         # the label of a heading on any page.
-        self.documents = {}  # repository path of a Markdown page -> its lines, headings labelled
-        for rel, label in self.page_labels.items():
-            self.documents[rel] = self.label_headings(rel, read_lines(root, rel), label)
+        # (repository path of a Markdown page -> its lines, headings labelled)
+        self.documents = {rel: self.label_headings(rel, read_lines(root, rel), label)
+                          for rel, label in self.page_labels.items()}
 
     def label_headings(self, rel, lines, page_label):
         """Gives every heading of @p lines, the page @p page_label, a label; returns the new
@@ -113,7 +112,7 @@ class Site:
     def copy_image(self, rel):
         """Copies the repository's image @p rel into the site; returns its name there."""
         name = rel.replace("/", "_")
-        shutil.copyfile(self.root / rel, self.images_dir / name)
+        shutil.copyfile(self.root / rel, self.out_dir / "images" / name)
         return name
 
     def resolve(self, rel, target, image, where):

@@ -44,11 +44,9 @@ def title_index(lines):
     """The index of the page title: the first line if it is a level-1 heading (blank lines before
     it allowed); None when there is none."""
     for index, text in enumerate(lines):
-        heading = HEADING.match(text)
-        if heading and len(heading.group(1)) == 1:
-            return index
         if text.strip():
-            return None
+            heading = HEADING.match(text)
+            return index if heading and len(heading.group(1)) == 1 else None
     return None
 
 

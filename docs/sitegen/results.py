@@ -10,8 +10,8 @@ from .pages import Page
 
 
 def load_script(root, name):
-    """The module scripts/NAME.py of the repository at @p root."""
-    sys.dont_write_bytecode = True  # nothing written into the source tree
+    """The module scripts/NAME.py of the repository at @p root (loaded without writing bytecode
+    into the source tree: make_pages.py turns that off)."""
     scripts = str(root / "scripts")
     if scripts not in sys.path:
         sys.path.insert(0, scripts)
