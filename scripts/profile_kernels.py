@@ -80,13 +80,11 @@ COLUMNS = (["chapter", "edition", "problem", "sizes", "status", "kernel", "work"
             "rate", "intensity_dram", "intensity_l2", "peak_compute", "peak_dram", "peak_l2",
             "stall_1", "stall_1_ratio", "stall_2", "stall_2_ratio"]
            + [column for _, column in METRICS])
-BLOCK = "profile"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class ProfileError(Exception):
     """Stops the profile with one line and an exit status."""
-
     def __init__(self, message, status):
         super().__init__(message)
         self.status = status
@@ -171,25 +169,20 @@ def derive(problem, sizes, launch):
         "intensity_dram": work / dram if dram > 0 else "",
         "intensity_l2": work / l2 if l2 > 0 else "",
     })
-    row.update(roofs(row, problem))
+    # The roofs in operations/s and bytes/s: the FP32 FMA rate (two FLOP per FMA; min-plus: one
+    # add and one min per step, each at the FMA rate, so one operation per FMA slot), the DRAM and
+    # the L2 bandwidth. The roofline draws matmul's TF32 rate (tf32_peak) beside them.
+    for roof, per_cycle, hz, per_slot in (
+            ("peak_compute", "ffma_per_cycle", "sm_hz", 1 if problem == "minplus" else 2),
+            ("peak_dram", "dram_bytes_per_cycle", "dram_hz", 1),
+            ("peak_l2", "l2_bytes_per_cycle", "l2_hz", 1)):
+        row[roof] = _float(row[per_cycle]) * _float(row[hz]) * per_slot or ""
     stalls = sorted(((launch[STALL_METRIC.format(reason)], reason) for reason in STALL_REASONS
                      if isinstance(launch.get(STALL_METRIC.format(reason)), float)),
                     reverse=True) + [("", "")] * 2
     for place in (1, 2):
         row[f"stall_{place}_ratio"], row[f"stall_{place}"] = stalls[place - 1]
     return row
-
-
-def roofs(row, problem):
-    """The compute, DRAM and L2 roofs in operations/s and bytes/s for @p problem: the FP32 FMA
-    rate (two FLOP per FMA; min-plus: one add and one min per step, each at the FMA rate, so one
-    operation per FMA slot) and, for matmul, the TF32 tensor-core rate beside it."""
-    def per_second(per_cycle, hz):
-        return _float(row.get(per_cycle)) * _float(row.get(hz))
-    compute = per_second("ffma_per_cycle", "sm_hz") * (1 if problem == "minplus" else 2)
-    return {"peak_compute": compute or "",
-            "peak_dram": per_second("dram_bytes_per_cycle", "dram_hz") or "",
-            "peak_l2": per_second("l2_bytes_per_cycle", "l2_hz") or ""}
 
 
 def tf32_peak(row):
@@ -205,11 +198,8 @@ def short_name(kernel):
     """The kernel's name without its parameter list: `ch04::product_kernel<course::PlusTimes>`."""
     depth, cut = 0, len(kernel)
     for index, char in enumerate(kernel):
-        if char == "<":
-            depth += 1
-        elif char == ">":
-            depth -= 1
-        elif char == "(" and depth == 0:
+        depth += {"<": 1, ">": -1}.get(char, 0)
+        if char == "(" and depth == 0:
             cut = index
             break
     name = kernel[:cut].strip()
@@ -289,29 +279,25 @@ def profile_problem(ncu, metrics, chapter, edition, executable, problem, extra, 
 
 def write_csv(rows, path):
     with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=COLUMNS, extrasaction="ignore")
+        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
         writer.writeheader()
-        for row in rows:
-            writer.writerow({c: _format(row.get(c, "")) for c in COLUMNS})
+        writer.writerows({c: f"{row[c]:.6g}" if isinstance(row.get(c), float) else row.get(c, "")
+                          for c in COLUMNS} for row in rows)
 
 
 def read_csv(path):
     """The rows of a profile.csv, numbers as floats."""
     with open(path, encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
+    if not rows:
+        raise ValueError(f"{path}: no rows")
     for row in rows:
         for key, value in row.items():
             try:
                 row[key] = float(value) if key not in ("chapter", "device") and value else value
             except ValueError:
                 pass
-    if not rows:
-        raise ValueError(f"{path}: no rows")
     return rows
-
-
-def _format(value):
-    return f"{value:.6g}" if isinstance(value, float) else value
 
 
 def parse_arguments(argv):
@@ -360,44 +346,41 @@ def select_chapters(args):
 def run(args):
     results = args.results or (os.path.join(ROOT, "results") if args.update_readme else
                                os.path.join(args.build_dir, "results"))
+    # The log names this machine's paths, and the table as a file of its own would repeat the
+    # README's: with --update-readme both stay in the build folder, never in results/.
+    local = os.path.join(args.build_dir, "results")
+    recorded = os.path.join(results, "profile.csv")
     os.makedirs(results, exist_ok=True)
     if args.from_csv:
         rows = read_csv(args.from_csv)
-        recorded = os.path.join(results, "profile.csv")
         if args.update_readme and not (os.path.exists(recorded)
                                        and os.path.samefile(args.from_csv, recorded)):
             shutil.copyfile(args.from_csv, recorded)  # the README's table is checked against it
     else:
-        # The log names this machine's paths: it stays in the build folder, never in results/.
-        log_folder = os.path.join(args.build_dir, "results")
-        os.makedirs(log_folder, exist_ok=True)
-        csv_path = os.path.join(results, "profile.csv")
-        write_csv(profile(args, log_folder), csv_path)
-        rows = read_csv(csv_path)
+        os.makedirs(local, exist_ok=True)
+        write_csv(profile(args, local), recorded)
+        rows = read_csv(recorded)
     if args.check:
         # The rooflines recorded beside the CSV, as --update-readme leaves them.
         folder = args.results or os.path.dirname(os.path.abspath(args.from_csv))
-        images = [path for path in (os.path.join(folder, f"roofline_{p}.svg")
-                                    for p in dict.fromkeys(row["problem"] for row in rows))
-                  if os.path.exists(path)]
-        block = profile_table.render(rows, images, args.readme)
-        if readme_block.update_file(args.readme, BLOCK, block, check_only=True):
+        images = [os.path.join(folder, f"roofline_{problem}.svg")
+                  for problem in dict.fromkeys(row["problem"] for row in rows)]
+        block = profile_table.render(rows, [i for i in images if os.path.exists(i)], args.readme)
+        if readme_block.update_file(args.readme, "profile", block, check_only=True):
             return EXIT_OK
         print(f"error: {args.readme}'s profile table differs from {args.from_csv}: run "
               f"scripts/profile.sh --from-csv {args.from_csv} --update-readme", file=sys.stderr)
         return EXIT_FAILED
     images = [] if args.no_plot else draw(rows, results)
-    # The table as a file of its own stays out of results/: the README holds the recorded one.
-    table_folder = os.path.join(args.build_dir, "results") if args.update_readme else results
-    os.makedirs(table_folder, exist_ok=True)
-    table_path = os.path.join(table_folder, "profile.md")
+    table_path = os.path.join(local if args.update_readme else results, "profile.md")
+    os.makedirs(os.path.dirname(table_path), exist_ok=True)
     text = profile_table.render(rows, images, table_path)
     with open(table_path, "w", encoding="utf-8") as handle:
         handle.write(text)
     print(text)
     if args.update_readme:
         block = profile_table.render(rows, images, args.readme)
-        readme_block.update_file(args.readme, BLOCK, block)
+        readme_block.update_file(args.readme, "profile", block)
         print(f"recorded: {results} and the README's profile table")
     failed = [row for row in rows if row.get("status") not in ("PASS", "UNCHECKED")]
     return EXIT_FAILED if failed else EXIT_OK
@@ -413,20 +396,19 @@ def profile(args, log_folder):
     if missing:
         print(f"note: this ncu cannot read {', '.join(missing)} here: left empty",
               file=sys.stderr)
+    solution = args.solution or args.all
+    extra, chosen = list(args.args), None
+    if "--problem" in extra:
+        at = extra.index("--problem")
+        chosen = [p for p in "".join(extra[at + 1:at + 2]).split(",") if p]
+        del extra[at:at + 2]
     rows = []
     with open(os.path.join(log_folder, "profile.log"), "w", encoding="utf-8") as log:
         for chapter in select_chapters(args):
-            solution = args.solution or args.all
             executable = chapter.solution if solution else chapter.student
             if not os.path.isfile(executable):
                 raise ProfileError(f"{executable} is not built: cmake --build {args.build_dir}",
                                    EXIT_NOT_BUILT)
-            extra = list(args.args)
-            chosen = None
-            if "--problem" in extra:
-                at = extra.index("--problem")
-                chosen = [p for p in "".join(extra[at + 1:at + 2]).split(",") if p]
-                del extra[at:at + 2]
             # Without size flags the executables run the ladder's benchmark sizes (their defaults).
             for problem in chosen or offered_problems(executable):
                 print(f"==> profiling chapter {chapter.number} {problem}", file=sys.stderr)
@@ -451,12 +433,9 @@ def main(argv=None):
     args = parse_arguments(argv)
     try:
         return run(args)
-    except ProfileError as error:
+    except (ProfileError, OSError, ValueError, NcuCsvError, readme_block.BlockError) as error:
         print(f"error: {error}", file=sys.stderr)
-        return error.status
-    except (OSError, ValueError, NcuCsvError, readme_block.BlockError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_FAILED
+        return getattr(error, "status", EXIT_FAILED)
 
 
 if __name__ == "__main__":

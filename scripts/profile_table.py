@@ -5,25 +5,28 @@ library only.
 
 import os
 
+SI_PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
 
 def total(row, *columns):
-    """The sum of the numeric @p columns of @p row (empty fields count as nothing)."""
-    return sum(float(row.get(c)) for c in columns if isinstance(row.get(c), float))
+    """The sum of the numeric @p columns of @p row (empty fields count as nothing; none: int 0,
+    which the table shows as "-")."""
+    return sum(row[column] for column in columns if isinstance(row.get(column), float))
 
 
-def _si(value, unit, digits=3):
+def _si(value, unit):
     if not isinstance(value, float):
         return "-"
-    if value == 0:
-        return f"0 {unit}".strip()
-    for factor, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1, "")):
-        if abs(value) >= factor:
-            return f"{value / factor:.{digits}g} {prefix}{unit}".strip()
-    return f"{value:.{digits}g} {unit}".strip()
+    factor, prefix = next(((f, p) for f, p in SI_PREFIXES if abs(value) >= f), (1, ""))
+    return f"{value / factor:.3g} {prefix}{unit}".strip()
 
 
 def _pct(value):
     return f"{value:.0f}%" if isinstance(value, float) else "-"
+
+
+def _num(value):
+    return f"{value:.3g}" if isinstance(value, float) else "-"
 
 
 def table(rows):
@@ -34,32 +37,24 @@ def table(rows):
         "| occupancy, registers | FMA pipe, tensor pipe, issue slots | top stalls (warps per issue) |",
         "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     for row in rows:
-        requests = total(row, "shared_load_requests", "shared_store_requests", "ldmatrix_requests")
-        wavefronts = total(row, "shared_load_wavefronts", "shared_store_wavefronts",
-                          "ldmatrix_wavefronts")
-        conflicts = total(row, "shared_load_conflicts", "shared_store_conflicts",
-                         "ldmatrix_conflicts")
+        shared = ", ".join(
+            _si(total(row, f"shared_load_{what}", f"shared_store_{what}", f"ldmatrix_{what}"), "")
+            for what in ("requests", "wavefronts", "conflicts"))
         stalls = ", ".join(f"{row[f'stall_{p}']} {row[f'stall_{p}_ratio']:.2f}"
                            for p in (1, 2) if isinstance(row[f"stall_{p}_ratio"], float))
         # minplus in steps (an add and a min), as the executables and the ladder report it
         steps = row["problem"] == "minplus"
         rate = row["rate"] / 2 if steps and isinstance(row["rate"], float) else row["rate"]
-        unit = "step/s" if steps else "FLOP/s"
         lines.append(
             f"| {row['chapter']} ({row['edition']}) | {row['problem']} | `{row['kernel']}` "
-            f"| {row['time_ns'] / 1e6:.3f} ms | {_si(rate, unit)} "
+            f"| {row['time_ns'] / 1e6:.3f} ms | {_si(rate, 'step/s' if steps else 'FLOP/s')} "
             f"| {_si(row['dram_read_bytes'], 'B')} / {_si(row['dram_write_bytes'], 'B')} "
             f"| {_si(32.0 * total(row, 'l2_read_sectors', 'l2_write_sectors'), 'B')} "
-            f"| {_num(row['intensity_dram'])}, {_num(row['intensity_l2'])} "
-            f"| {_si(requests, '')}, {_si(wavefronts, '')}, {_si(conflicts, '')} "
+            f"| {_num(row['intensity_dram'])}, {_num(row['intensity_l2'])} | {shared} "
             f"| {_pct(row['occupancy_pct'])}, {_num(row['registers'])} "
             f"| {_pct(row['fma_pipe_pct'])}, {_pct(row['tensor_pipe_pct'])}, "
             f"{_pct(row['issue_pct'])} | {stalls or '-'} |")
     return "\n".join(lines)
-
-
-def _num(value):
-    return f"{value:.3g}" if isinstance(value, float) else "-"
 
 
 def header(rows):

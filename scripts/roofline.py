@@ -1,25 +1,19 @@
-"""Draws a roofline per problem from the rows of a profile (scripts/profile_kernels.py): each chapter's
-main kernel is a point at its arithmetic intensity (operations per byte) and its achieved rate,
-under the roofs of the GPU the profile was made on: the bandwidths of DRAM and of L2 (slanted:
-rate = bandwidth x intensity) and the compute ceilings (flat: the FP32 FMA rate; for minplus the
-step rate, in steps of an add and a min as the course reports them; for matmul the TF32
-tensor-core rate beside it). Each kernel has two points: filled
-for its intensity against DRAM traffic, hollow against L2 <-> SM traffic. A point far under the
-roof at its own intensity has headroom; one on the slanted part is limited by that memory.
-Needs matplotlib.
+"""Draws a roofline per problem from the rows of a profile (scripts/profile_kernels.py): each
+chapter's main kernel is a point at its arithmetic intensity (operations per byte) and its achieved
+rate, under the roofs of the GPU the profile was made on: the bandwidths of DRAM and of L2
+(slanted: rate = bandwidth x intensity) and the compute ceilings (flat: the FP32 FMA rate; for
+minplus the step rate, in steps of an add and a min as the course reports them; for matmul the TF32
+tensor-core rate beside it). Each kernel has two points: filled for its intensity against DRAM
+traffic, hollow against L2 <-> SM traffic. A point far under the roof at its own intensity has
+headroom; one on the slanted part is limited by that memory. Needs matplotlib.
 """
 
 import os
 
 from plot_ladder import save
 
-PROBLEM_TITLES = {"matmul": "matmul (FP32; chapter 6+ TF32)", "minplus": "minplus",
-                  "conv2d": "conv2d", "conv1d": "conv1d"}
-
-
 def _value(row, column):
-    value = row.get(column, "")
-    return value if isinstance(value, float) else 0.0
+    return row[column] if isinstance(row.get(column), float) else 0.0
 
 
 def draw(rows, problem, stem, tf32_peak=0.0):
@@ -31,20 +25,16 @@ def draw(rows, problem, stem, tf32_peak=0.0):
 
     # minplus in steps (an add and a min: two operations), as the course reports it.
     scale = 0.5 if problem == "minplus" else 1.0
-    mine = [dict(row, rate=_value(row, "rate") * scale,
-                 intensity_dram=_value(row, "intensity_dram") * scale,
-                 intensity_l2=_value(row, "intensity_l2") * scale,
-                 peak_compute=_value(row, "peak_compute") * scale)
+    scaled = ("rate", "intensity_dram", "intensity_l2", "peak_compute")
+    mine = [dict(row, **{column: _value(row, column) * scale for column in scaled})
             for row in rows if row["problem"] == problem and _value(row, "rate") > 0]
     if not mine:
         return []
     unit = "step" if problem == "minplus" else "FLOP"
     figure, axes = plt.subplots(figsize=(7.0, 4.8))
-    intensities = [_value(r, c) for r in mine for c in ("intensity_dram", "intensity_l2")
-                   if _value(r, c) > 0]
-    low = min(intensities + [1.0]) / 4
-    high = max(intensities + [1.0]) * 4
-    compute = max(_value(r, "peak_compute") for r in mine)
+    intensities = [r[c] for r in mine for c in ("intensity_dram", "intensity_l2") if r[c] > 0]
+    low, high = min(intensities + [1.0]) / 4, max(intensities + [1.0]) * 4
+    compute = max(r["peak_compute"] for r in mine)
     ceilings = [(compute, "min-plus step peak" if problem == "minplus" else "FP32 peak (FMA)")]
     if problem == "matmul" and tf32_peak > 0:
         ceilings.append((tf32_peak, "TF32 tensor-core peak"))
@@ -55,8 +45,7 @@ def draw(rows, problem, stem, tf32_peak=0.0):
             # Up the slope to the ridge, where the bandwidth meets the highest ceiling, then flat.
             ridge = min(max(top / bandwidth, low), high)
             axes.plot([low, ridge, high], [bandwidth * low, bandwidth * ridge, top], style,
-                      color="0.35",
-                      linewidth=1.2, label=f"{name} {bandwidth / 1e12:.2f} TB/s")
+                      color="0.35", linewidth=1.2, label=f"{name} {bandwidth / 1e12:.2f} TB/s")
     for ceiling, name in ceilings:
         axes.axhline(ceiling, color="0.15", linewidth=1.0, linestyle=":")
         axes.text(high, ceiling, f"{name} {ceiling / 1e12:.1f} T{unit}/s ", ha="right",
@@ -65,20 +54,20 @@ def draw(rows, problem, stem, tf32_peak=0.0):
     for index, row in enumerate(mine):
         color = colors(index / max(1, len(mine) - 1) * 0.9)
         label = f"ch {row['chapter']}"
-        axes.loglog([_value(row, "intensity_dram")], [row["rate"]], "o", color=color,
-                    markersize=7, label=label)
-        if _value(row, "intensity_l2") > 0:
-            axes.loglog([_value(row, "intensity_l2")], [row["rate"]], "o", markersize=7,
+        axes.loglog([row["intensity_dram"]], [row["rate"]], "o", color=color, markersize=7,
+                    label=label)
+        if row["intensity_l2"] > 0:
+            axes.loglog([row["intensity_l2"]], [row["rate"]], "o", markersize=7,
                         markerfacecolor="none", markeredgecolor=color)
-        axes.annotate(label, (_value(row, "intensity_dram"), row["rate"]), fontsize=8,
+        axes.annotate(label, (row["intensity_dram"], row["rate"]), fontsize=8,
                       xytext=(5, 4 if index % 2 == 0 else -11), textcoords="offset points")
     axes.set_xlim(low, high)
     axes.set_ylim(min(row["rate"] for row in mine) / 4, top * 2)
     units = "steps" if unit == "step" else unit
     axes.set_xlabel(f"arithmetic intensity ({units} per byte; filled: DRAM, hollow: L2)")
     axes.set_ylabel(f"achieved {units}/s")
-    axes.set_title(f"Roofline, {PROBLEM_TITLES.get(problem, problem)}: {mine[0]['device']}",
-                   fontsize=10)
+    title = "matmul (FP32; chapter 6+ TF32)" if problem == "matmul" else problem
+    axes.set_title(f"Roofline, {title}: {mine[0]['device']}", fontsize=10)
     axes.grid(which="both", alpha=0.25)
     axes.legend(fontsize=7.5, loc="upper left", framealpha=0.9)  # above the roofs: empty
     figure.tight_layout()
@@ -87,7 +76,5 @@ def draw(rows, problem, stem, tf32_peak=0.0):
 
 def draw_all(rows, folder, tf32_peak=0.0):
     """One roofline per problem in @p rows, as folder/roofline_PROBLEM.png and .svg."""
-    written = []
-    for problem in dict.fromkeys(row["problem"] for row in rows):
-        written += draw(rows, problem, os.path.join(folder, f"roofline_{problem}"), tf32_peak)
-    return written
+    return [path for problem in dict.fromkeys(row["problem"] for row in rows)
+            for path in draw(rows, problem, os.path.join(folder, f"roofline_{problem}"), tf32_peak)]

@@ -57,32 +57,26 @@ FAKE_NCU = textwrap.dedent("""\
         for name in os.environ["FAKE_METRICS"].split(","):
             print(f'"{name}","Counter","","stand-in"')
         sys.exit(0)
-    args = sys.argv[1:]
-    metrics = args[args.index("--metrics") + 1].split(",")
-    program = args[args.index("--metrics") + 2:]
-    result = subprocess.run(program)
+    at = sys.argv.index("--metrics")
+    metrics = sys.argv[at + 1].split(",")
+    result = subprocess.run(sys.argv[at + 2:])  # the program
     if result.returncode != 0:
         sys.exit(result.returncode)
-    header = ["ID", "Kernel Name"] + metrics
-    print(",".join(f'"{h}"' for h in header))
-    print(",".join('""' for _ in header))
-    def value(metric, launch):
+    def value(metric, launch):  # numbers with grouped digits, as ncu may print them
         if metric == "gpu__time_duration.sum":
-            return [1000.0, 2000000.0, 4000000.0][launch]
+            return f"{[1000.0, 2000000.0, 4000000.0][launch]:,}"
         if metric == "device__attribute_display_name":
             return "Stand-in GPU"
-        if metric.startswith("smsp__average_warps_issue_stalled_barrier"):
-            return 3.5
-        if metric.startswith("smsp__average_warps_issue_stalled_long_scoreboard"):
-            return 1.25
-        if metric.startswith("smsp__average_warps_issue_stalled_"):
-            return 0.5
-        return 1000.0 * (launch + 1)
+        for reason, ratio in (("barrier", 3.5), ("long_scoreboard", 1.25), ("", 0.5)):
+            if metric.startswith("smsp__average_warps_issue_stalled_" + reason):
+                return str(ratio)
+        return f"{1000.0 * (launch + 1):,}"
     names = ["void pad_kernel(float*)", "void main_kernel<course::PlusTimes>(const float*, int)",
              "void main_kernel<course::PlusTimes>(const float*, int)"]
-    for launch, name in enumerate(names):
-        fields = [str(launch), name] + [f"{value(m, launch):,}" if isinstance(value(m, launch), float)
-                                        else value(m, launch) for m in metrics]
+    lines = [["ID", "Kernel Name"] + metrics, [""] * (len(metrics) + 2)]  # names, units
+    lines += [[str(launch), name] + [value(m, launch) for m in metrics]
+              for launch, name in enumerate(names)]
+    for fields in lines:
         print(",".join(f'"{f}"' for f in fields))
 """)
 
@@ -97,7 +91,7 @@ class RecordedSample(unittest.TestCase):
         self.main = max(self.launches, key=lambda l: l["gpu__time_duration.sum"])
         self.row = course_profile.derive("matmul", "m=1024 n=1024 k=1024", self.main)
 
-    def raw_field(self, metric, launch_index=-1):
+    def raw_field(self, metric, launch_index):
         """@p metric of a launch, read with the csv module alone."""
         rows = list(csv.reader(io.StringIO("\n".join(
             line for line in self.text.splitlines() if line.startswith('"')))))
@@ -150,29 +144,37 @@ class WholeScript(unittest.TestCase):
         write_executable(executable, FAKE_EXECUTABLE)
         with open(os.path.join(self.build, "course_chapters.tsv"), "w") as manifest:
             manifest.write(f"ch09\tfake\t{executable}\t{executable}\tch09_fake\n")
-        self.tools = os.path.join(self.folder, "tools")
-        os.makedirs(self.tools)
-        write_executable(os.path.join(self.tools, "ncu"), FAKE_NCU)
+        ncu = os.path.join(self.folder, "ncu")
+        write_executable(ncu, FAKE_NCU)
         metrics = [course_profile.base_name(m) for m, _ in course_profile.METRICS]
         metrics += [course_profile.base_name(course_profile.STALL_METRIC.format(r))
                     for r in course_profile.STALL_REASONS]
-        self.env = dict(os.environ, NCU=os.path.join(self.tools, "ncu"),
-                        FAKE_METRICS=",".join(metrics))
+        self.env = dict(os.environ, NCU=ncu, FAKE_METRICS=",".join(metrics))
 
     def tearDown(self):
         shutil.rmtree(self.folder)
 
-    def run_script(self, *args, env=None):
+    def run_script(self, *args, **env):
+        """profile.sh with @p args, in the stand-ins' environment with @p env added."""
         return subprocess.run(["bash", os.path.join(ROOT, "scripts", "profile.sh"),
                                "--build-dir", self.build, "--results",
                                os.path.join(self.folder, "results"), "--no-plot", *args],
-                              capture_output=True, text=True, env=env or self.env)
+                              capture_output=True, text=True, env=dict(self.env, **env))
+
+    def recorded_rows(self):
+        with open(os.path.join(self.folder, "results", "profile.csv")) as handle:
+            return list(csv.DictReader(handle))
+
+    def write_readme(self, text):
+        readme = os.path.join(self.folder, "README.md")
+        with open(readme, "w") as handle:
+            handle.write(text)
+        return readme
 
     def test_profiles_every_problem(self):
         result = self.run_script("9", "--solution")
         self.assertEqual(result.returncode, 0, result.stderr)
-        with open(os.path.join(self.folder, "results", "profile.csv")) as handle:
-            rows = list(csv.DictReader(handle))
+        rows = self.recorded_rows()
         self.assertEqual([r["problem"] for r in rows], ["matmul", "conv2d"])
         matmul = rows[0]
         self.assertEqual(matmul["kernel"], "main_kernel<course::PlusTimes>")
@@ -186,15 +188,13 @@ class WholeScript(unittest.TestCase):
     def test_takes_a_list_of_problems(self):
         result = self.run_script("--solution", "9", "--problem", "conv2d,matmul")
         self.assertEqual(result.returncode, 0, result.stderr)
-        with open(os.path.join(self.folder, "results", "profile.csv")) as handle:
-            self.assertEqual([r["problem"] for r in csv.DictReader(handle)], ["conv2d", "matmul"])
+        self.assertEqual([r["problem"] for r in self.recorded_rows()], ["conv2d", "matmul"])
 
     def test_records_and_checks_the_readme(self):
         self.assertEqual(self.run_script("--solution", "9").returncode, 0)
         csv_path = os.path.join(self.folder, "results", "profile.csv")
-        readme = os.path.join(self.folder, "README.md")
-        with open(readme, "w") as handle:
-            handle.write("# Course\n<!-- profile:begin -->\nold\n<!-- profile:end -->\nend\n")
+        readme = self.write_readme("# Course\n<!-- profile:begin -->\nold\n"
+                                   "<!-- profile:end -->\nend\n")
         record = self.run_script("--from-csv", csv_path, "--update-readme", "--readme", readme)
         self.assertEqual(record.returncode, 0, record.stderr)
         with open(readme) as handle:
@@ -203,8 +203,7 @@ class WholeScript(unittest.TestCase):
         self.assertTrue(text.endswith("<!-- profile:end -->\nend\n"))
         self.assertEqual(self.run_script("--from-csv", csv_path, "--check",
                                          "--readme", readme).returncode, 0)
-        with open(readme, "w") as handle:
-            handle.write(text.replace("conv2d", "conv1d"))
+        self.write_readme(text.replace("conv2d", "conv1d"))
         check = self.run_script("--from-csv", csv_path, "--check", "--readme", readme)
         self.assertEqual(check.returncode, 1)
         self.assertIn("differs", check.stderr)
@@ -215,49 +214,35 @@ class WholeScript(unittest.TestCase):
         self.assertEqual(self.run_script("--solution", "9").returncode, 0)
         recorded = os.path.join(self.folder, "results", "profile.csv")
         brought = os.path.join(self.folder, "brought_back.csv")
-        with open(recorded) as handle:
-            rows = list(csv.DictReader(handle))
-        with open(brought, "w", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows[:1])
-        readme = os.path.join(self.folder, "README.md")
-        with open(readme, "w") as handle:
-            handle.write("<!-- profile:begin -->\nold\n<!-- profile:end -->\n")
+        with open(recorded) as source, open(brought, "w") as handle:
+            handle.writelines(source.readlines()[:2])  # the header and the first row
+        readme = self.write_readme("<!-- profile:begin -->\nold\n<!-- profile:end -->\n")
         record = self.run_script("--from-csv", brought, "--update-readme", "--readme", readme)
         self.assertEqual(record.returncode, 0, record.stderr)
-        with open(recorded) as handle:
-            self.assertEqual(len(list(csv.DictReader(handle))), 1)
+        self.assertEqual(len(self.recorded_rows()), 1)
         self.assertEqual(self.run_script("--from-csv", recorded, "--check",
                                          "--readme", readme).returncode, 0)
 
-    def test_without_ncu(self):
-        env = dict(self.env, NCU="", PATH="/usr/bin:/bin")
-        if shutil.which("ncu", path=env["PATH"]) or os.path.exists("/usr/local/cuda/bin/ncu"):
-            self.skipTest("this machine has ncu where the script looks")
-        result = self.run_script("9", env=env)
-        self.assertEqual(result.returncode, 5)
-        self.assertIn("ncu) not found", result.stderr)
-
-    def test_without_permission(self):
-        result = self.run_script("9", env=dict(self.env, FAKE_NO_PERMISSION="1"))
-        self.assertEqual(result.returncode, 6)
-        self.assertIn("ERR_NVGPUCTRPERM", result.stderr)
-        self.assertEqual(len(result.stderr.strip().splitlines()), 1)
-
-    def test_without_gpu(self):
-        result = self.run_script("9", env=dict(self.env, FAKE_NO_DEVICE="1"))
-        self.assertEqual(result.returncode, 3)
-        self.assertIn("no CUDA device", result.stderr.splitlines()[-1])
-
-    def test_not_built(self):
-        os.remove(os.path.join(self.build, "course_chapters.tsv"))
-        result = self.run_script("9")
-        self.assertEqual(result.returncode, 7)
-
-    def test_bad_chapter(self):
-        self.assertEqual(self.run_script("nine").returncode, 2)
-        self.assertEqual(self.run_script("4").returncode, 2)
+    def test_failures(self):
+        """Each failure ends with one line that says what went wrong, and its exit status."""
+        cases = [  # what, arguments, environment added, exit status, the last line says, lines
+            ("no ncu", ["9"], {"NCU": "", "PATH": "/usr/bin:/bin"}, 5, "ncu) not found", 1),
+            ("no permission", ["9"], {"FAKE_NO_PERMISSION": "1"}, 6, "ERR_NVGPUCTRPERM", 1),
+            ("no GPU", ["9"], {"FAKE_NO_DEVICE": "1"}, 3, "no CUDA device", 2),
+            ("not built", ["--build-dir", self.folder, "9"], {}, 7, "cmake --build build)", 1),
+            ("not a chapter", ["nine"], {}, 2, "'nine' is not a chapter", 1),
+            ("no such chapter", ["4"], {}, 2, "no chapter 4", 1),
+        ]
+        ncu_found = shutil.which("ncu", path="/usr/bin:/bin") or os.path.exists(
+            "/usr/local/cuda/bin/ncu")
+        for what, args, env, status, message, lines in cases:
+            with self.subTest(what):
+                if what == "no ncu" and ncu_found:
+                    self.skipTest("this machine has ncu where the script looks")
+                result = self.run_script(*args, **env)
+                self.assertEqual(result.returncode, status, result.stderr)
+                self.assertIn(message, result.stderr.splitlines()[-1])
+                self.assertEqual(len(result.stderr.strip().splitlines()), lines, result.stderr)
 
 
 if __name__ == "__main__":
