@@ -170,19 +170,18 @@ def plot(rows, stem):
     figure, axes_grid = plt.subplots(lines, columns, figsize=(6.2 * columns, 4.6 * lines),
                                      squeeze=False)
     colormap = plt.get_cmap("viridis")
-    for index, problem in enumerate(problems):
-        draw_panel(axes_grid[index // columns][index % columns], problem, rows, colormap)
-    for index in range(len(problems), lines * columns):
-        axes_grid[index // columns][index % columns].set_visible(False)
+    for axes, problem in zip(axes_grid.flat, problems):
+        draw_panel(axes, problem, rows, colormap)
+    for axes in axes_grid.flat[len(problems):]:
+        axes.set_visible(False)
 
     figure.suptitle(f"Performance ladder: {rows[0]['device']}, {rows[0]['date']}",
                     fontsize=13, fontweight="bold")
     figure.text(0.5, 0.005,
                 "Median of the timed runs; runs that failed their check are left out. "
                 "cuBLAS SGEMM: pedantic FP32 (TF32 off); cuBLAS TF32: TF32 tensor cores allowed. "
-                "A panel whose rates span more than 30x has a logarithmic axis. "
-                "Ceiling: FP32 peak (min-plus step "
-                "peak for minplus), or the memory-bandwidth bound where lower.",
+                "A panel whose rates span more than 30x has a logarithmic axis. Ceiling: FP32 "
+                "peak (min-plus step peak for minplus), or the memory-bandwidth bound where lower.",
                 ha="center", va="bottom", fontsize=8, wrap=True)
     figure.tight_layout(rect=(0, 0.03, 1, 0.97))
     return save(figure, stem, 130)
@@ -220,9 +219,7 @@ def main(argv=None):
     if not any(is_result(r) for r in rows):
         print(f"error: {args.csv}: no run passed its check; nothing to plot", file=sys.stderr)
         return 1
-    directory = os.path.dirname(args.stem)
-    if directory:
-        os.makedirs(directory, exist_ok=True)
+    os.makedirs(os.path.dirname(args.stem) or ".", exist_ok=True)
     for path in plot(rows, args.stem):
         print(f"plot written to {path}")
     return 0

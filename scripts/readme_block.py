@@ -12,7 +12,6 @@ class BlockError(Exception):
 
 
 def markers(name):
-    """The begin and end lines of block @p name."""
     return f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
 
 

@@ -42,26 +42,20 @@ def svg_path(dot_path):
     return os.path.splitext(dot_path)[0] + ".svg"
 
 
-def recorded_source(svg):
-    """The (name, digest) that the source comment right after the SVG's XML declaration (or
-    first, if it has none) records, or None."""
-    try:
-        with open(svg, encoding="utf-8") as handle:
-            head = XML_DECL_RE.sub("", handle.read(4096), count=1)
-    except (OSError, UnicodeDecodeError):
-        return None
-    match = SOURCE_RE.match(head)
-    return (match.group("name"), match.group("digest")) if match else None
-
-
 def status(dot_path):
-    """'ok', 'missing' (no SVG) or 'stale' (the SVG records another source, or none)."""
+    """'ok', 'missing' (no SVG) or 'stale' (the comment right after the SVG's XML declaration, or
+    first if it has none, records another source, or the SVG has no such comment)."""
     svg = svg_path(dot_path)
     if not os.path.isfile(svg):
         return "missing"
+    try:
+        with open(svg, encoding="utf-8") as handle:
+            recorded = SOURCE_RE.match(XML_DECL_RE.sub("", handle.read(4096), count=1))
+    except (OSError, UnicodeDecodeError):
+        return "stale"
     with open(dot_path, "rb") as handle:
         expected = (os.path.basename(dot_path), hashlib.sha256(handle.read()).hexdigest())
-    return "ok" if recorded_source(svg) == expected else "stale"
+    return "ok" if recorded and recorded.group("name", "digest") == expected else "stale"
 
 
 def orphan_svgs(root):

@@ -37,12 +37,10 @@ def format_rate(value):
 
 
 def number(text):
-    """The float in a CSV field, or None when the field is empty."""
     return float(text) if text not in ("", None) else None
 
 
 def _read(path):
-    """(column names, rows) of a CSV file."""
     try:
         with open(path, newline="", encoding="utf-8") as handle:
             reader = csv.DictReader(handle)
@@ -52,7 +50,6 @@ def _read(path):
 
 
 def read_rows(path):
-    """The results CSV's rows as dictionaries."""
     columns, rows = _read(path)
     missing = [c for c in REQUIRED_COLUMNS if c not in columns]
     if missing:
