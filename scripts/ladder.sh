@@ -64,10 +64,7 @@ while [ $# -gt 0 ]; do
       exit 0
       ;;
     --quick | --sizes | --problem | --problems | --chapters)
-      subset=yes
-      ladder_args+=("$1")
-      shift
-      ;;
+      subset=yes; ladder_args+=("$1"); shift ;;
     *) ladder_args+=("$1"); shift ;;
   esac
 done
@@ -142,37 +139,34 @@ if [ "$plot" = yes ]; then
       failed
     fi
   elif [ "$update_readme" = yes ]; then
-    printf 'error: no Python with matplotlib found (tried %s/usr/bin/python3 and python3): ' \
-      "${PYTHON:+$PYTHON, }" >&2
-    printf 'install python3-matplotlib, or pass --no-plot\n' >&2
+    printf 'error: no Python with matplotlib found (tried %s/usr/bin/python3 and python3): %s\n' \
+      "${PYTHON:+$PYTHON, }" 'install python3-matplotlib, or pass --no-plot' >&2
     failed
   else
-    printf 'note: plot skipped: no Python with matplotlib; to draw it, install python3-matplotlib ' >&2
-    printf '(sudo apt-get install python3-matplotlib) and run scripts/ladder.sh --from-csv %s\n' \
-      "$csv" >&2
+    printf 'note: plot skipped: no Python with matplotlib; to draw it, %s %s\n' \
+      'install python3-matplotlib (sudo apt-get install python3-matplotlib)' \
+      "and run scripts/ladder.sh --from-csv $csv" >&2
   fi
 fi
 
 # The table: into the results folder and printed; into the README only with --update-readme.
 table_python=""
 if table_python=$(find_python ""); then
-  goals_args=()
-  [ -f "$goals_csv" ] && goals_args=(--goals "$goals_csv")
-  image_args=()
-  [ -n "$image" ] && image_args=(--image "$image")
+  table_args=()
+  [ -f "$goals_csv" ] && table_args+=(--goals "$goals_csv")
+  [ -n "$image" ] && table_args+=(--image "$image")
   if [ "$subset" = yes ] && [ "$update_readme" = yes ]; then
     say "note: this run used --quick, --sizes, --problem or --chapters; recording it anyway"
   fi
   # A run's table is kept beside its CSV; a recorded run's is the README's.
-  out_args=(--out "$stem.md")
-  [ "$update_readme" = yes ] && out_args=()
+  out_args=()
+  [ "$update_readme" = yes ] || out_args=(--out "$stem.md")
   printf '\n'
-  if ! "$table_python" scripts/update_results_table.py "$csv" "${goals_args[@]}" \
-    "${image_args[@]}" "${out_args[@]}" --print; then
+  if ! "$table_python" scripts/update_results_table.py "$csv" "${table_args[@]}" \
+    "${out_args[@]}" --print; then
     failed
-  elif [ "$update_readme" = yes ] &&
-    ! "$table_python" scripts/update_results_table.py "$csv" --readme "$readme" \
-      "${goals_args[@]}" "${image_args[@]}"; then
+  elif [ "$update_readme" = yes ] && ! "$table_python" scripts/update_results_table.py "$csv" \
+    --readme "$readme" "${table_args[@]}"; then
     failed
   fi
 else
@@ -186,7 +180,8 @@ fi
 
 if [ "$update_readme" = no ]; then
   say "results: $csv, $goals_csv${image:+, $stem.png, $image}${table_python:+, $stem.md}"
-  say "nothing tracked was changed; scripts/ladder.sh --update-readme records a run in results/ and $(basename "$readme")"
+  say "nothing tracked was changed; scripts/ladder.sh --update-readme records a run in" \
+    "results/ and $(basename "$readme")"
 else
   say "recorded: $csv, $goals_csv${image:+, $stem.png, $image} and the table in $readme"
 fi

@@ -71,18 +71,18 @@ struct Implementation {
 };
 
 void print_no_device(const std::string& program, const std::string& reason) {
-  std::cerr
-      << "error: no CUDA device (" << reason << "): the performance ladder needs an NVIDIA GPU.\n"
-      << "To run it on a machine that has one, from a clone of this repository:\n"
-      << "  scripts/ladder.sh                  builds, runs, writes build/results/ and prints "
-         "the table\n"
-      << "  scripts/ladder.sh --update-readme  the same, and records the run in results/ and "
-         "README.md\n"
-      << "or, with a build that exists:\n"
-      << "  " << program << " --csv ladder.csv --goals-csv ladder_goals.csv\n"
-      << "Then bring ladder.csv and ladder_goals.csv back here and run\n"
-      << "  scripts/ladder.sh --from-csv ladder.csv [--update-readme]\n"
-      << "to draw the plot and write the table from them.\n";
+  std::cerr << "error: no CUDA device (" << reason
+            << "): the performance ladder needs an NVIDIA GPU.\n"
+            << R"(To run it on a machine that has one, from a clone of this repository:
+  scripts/ladder.sh                  builds, runs, writes build/results/ and prints the table
+  scripts/ladder.sh --update-readme  the same, and records the run in results/ and README.md
+or, with a build that exists:
+  )" << program
+            << R"( --csv ladder.csv --goals-csv ladder_goals.csv
+Then bring ladder.csv and ladder_goals.csv back here and run
+  scripts/ladder.sh --from-csv ladder.csv [--update-readme]
+to draw the plot and write the table from them.
+)";
 }
 
 /// Writes @p contents, the @p what, to @p path (nothing where the path is empty) and says so;
@@ -118,8 +118,6 @@ void run_one(Row& row, const course::ProblemInstance& instance, const course::Pr
              bool& context_lost) {
   try {
     row.result = course::measure(instance, problems, options, device, stream);
-    row.result.chapter = row.chapter;
-    row.result.solution = true;
     row.status = row.result.check.passed ? Status::pass : Status::fail;
     if (!row.passed())
       row.message = row.result.check.summary(row.result.output_columns);

@@ -88,15 +88,8 @@ std::string csv_line(const Row& row, const std::string& device) {
 }  // namespace
 
 const char* status_name(Status status) {
-  switch (status) {
-    case Status::pass:
-      return "PASS";
-    case Status::fail:
-      return "FAIL";
-    case Status::error:
-      return "ERROR";
-  }
-  return "ERROR";
+  const char* const names[] = {"PASS", "FAIL", "ERROR"};  // in the order of Status
+  return names[static_cast<int>(status)];
 }
 
 std::string implementation_label(int chapter, const std::string& variant) {

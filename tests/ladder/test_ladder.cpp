@@ -53,11 +53,9 @@ Row make_row(const Workload& workload, const std::string& implementation, int ch
   if (chapter > 0 && space != std::string::npos)
     row.variant = implementation.substr(space + 1);
   row.status = status;
-  row.result.problem = workload.problem;
   row.result.timing = {median_ms, median_ms, median_ms, 10};
   row.result.rate =
       course::work_per_run(workload) / (median_ms * 1e-3) / course::rate_scale(workload.problem);
-  row.result.rate_unit = course::rate_unit(workload.problem);
   row.ceiling = course::ceiling(workload, round_device());
   if (status == Status::fail)
     row.message = "FAIL: 3 elements outside the tolerance";
