@@ -44,6 +44,16 @@ def run(*args):
     return call(table.main, args)
 
 
+def read(path):
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def write(path, text):
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
 def line_of(text, prefix):
     """The first line of @p text that starts with @p prefix."""
     return next(line for line in text.splitlines() if line.startswith(prefix))
@@ -66,21 +76,16 @@ class UpdateResultsTableTest(unittest.TestCase):
     def setUp(self):
         self.folder = tempfile.mkdtemp()
         self.readme = os.path.join(self.folder, "README.md")
-        with open(self.readme, "w", encoding="utf-8") as handle:
-            handle.write(README)
+        write(self.readme, README)
 
     def tearDown(self):
         shutil.rmtree(self.folder)
-
-    def read_readme(self):
-        with open(self.readme, encoding="utf-8") as handle:
-            return handle.read()
 
     def test_table_goes_between_the_markers_only(self):
         status, out, _ = run(SAMPLE_CSV, "--goals", SAMPLE_GOALS, "--readme", self.readme)
         self.assertEqual(status, 0)
         self.assertIn("results table updated", out)
-        before, rest = self.read_readme().split(BEGIN)
+        before, rest = read(self.readme).split(BEGIN)
         inside, after = rest.split(END)
         self.assertEqual(before, README.split(BEGIN)[0])
         self.assertEqual(after, README.split(END)[1])
@@ -92,48 +97,42 @@ class UpdateResultsTableTest(unittest.TestCase):
                 "CUBLAS_PEDANTIC_MATH", "chapter 4 at least 65% of cuBLAS: **met** (84.0%)"):
             self.assertIn(expected, inside)
 
-    def test_second_run_changes_nothing(self):
+    def test_check_fails_until_the_table_is_written_and_a_second_run_changes_nothing(self):
         args = (SAMPLE_CSV, "--goals", SAMPLE_GOALS, "--readme", self.readme)
+        status, _, err = run(*args, "--check")
+        self.assertEqual(status, 1)
+        self.assertIn("differs", err)
+        self.assertEqual(read(self.readme), README)  # --check writes nothing
         self.assertEqual(run(*args)[0], 0)
-        first = self.read_readme()
+        self.assertEqual(run(*args, "--check")[0], 0)
+        first = read(self.readme)
         status, out, _ = run(*args)
         self.assertEqual(status, 0)
         self.assertIn("already up to date", out)
-        self.assertEqual(self.read_readme(), first)
+        self.assertEqual(read(self.readme), first)
         self.assertEqual(first.count(BEGIN), 1)
         self.assertEqual(first.count(END), 1)
 
     def test_failed_runs_are_marked_not_shown(self):
         run(SAMPLE_CSV, "--readme", self.readme)
-        text = self.read_readme()
-        cells = cells_of(text, "| minplus | 1024 |")
-        self.assertEqual(cells[4], "FAIL")            # chapter 3 failed its check
-        self.assertEqual(cells[5], "-")               # chapter 3 dispatch did not run here
-        self.assertEqual(cells[6], "10.9")            # so chapter 4 has no speedup over chapter 3
+        text = read(self.readme)
+        # Chapter 3 failed its check, chapter 3 dispatch did not run here: so chapter 4 has no
+        # speedup over chapter 3.
+        self.assertEqual(cells_of(text, "| minplus | 1024 |")[4:7], ["FAIL", "-", "10.9"])
         self.assertIn("minplus 1024 ch03 (FAIL)", text)
 
     def test_missing_markers_fail_clearly(self):
-        with open(self.readme, "w", encoding="utf-8") as handle:
-            handle.write(f"# A course\n\n{BEGIN}\nno end marker\n")
+        write(self.readme, f"# A course\n\n{BEGIN}\nno end marker\n")
         status, _, err = run(SAMPLE_CSV, "--readme", self.readme)
         self.assertEqual(status, 1)
         self.assertIn(END, err)
         self.assertIn("not found", err)
-        self.assertIn("no end marker", self.read_readme())  # left untouched
+        self.assertIn("no end marker", read(self.readme))  # left untouched
 
     def test_markers_out_of_order_or_repeated_fail(self):
         for text in (f"{END}\n{BEGIN}\n", f"{BEGIN}\n{END}\n{BEGIN}\n"):
             with self.assertRaises(readme_block.BlockError):
                 readme_block.replace_block(text, "ladder", "block")
-
-    def test_check_fails_until_the_table_is_written(self):
-        args = (SAMPLE_CSV, "--goals", SAMPLE_GOALS, "--readme", self.readme)
-        status, _, err = run(*args, "--check")
-        self.assertEqual(status, 1)
-        self.assertIn("differs", err)
-        self.assertEqual(self.read_readme(), README)  # --check writes nothing
-        self.assertEqual(run(*args)[0], 0)
-        self.assertEqual(run(*args, "--check")[0], 0)
 
     def test_print_and_out_leave_the_readme_alone(self):
         out_file = os.path.join(self.folder, "build", "ladder.md")
@@ -143,9 +142,8 @@ class UpdateResultsTableTest(unittest.TestCase):
                              "--image", image)
         self.assertEqual(status, 0)
         self.assertIn("\n  4096  4.60  9.40 (2.04x)  10.1 (1.07x)", out)  # laid out for a terminal
-        self.assertEqual(self.read_readme(), README)
-        with open(out_file, encoding="utf-8") as handle:
-            written = handle.read()
+        self.assertEqual(read(self.readme), README)
+        written = read(out_file)
         self.assertIn("| matmul | 4096 | 4.60 | 9.40 (2.04x) |", written)
         self.assertIn("](ladder.svg)", written)  # relative to the file it is in
 
@@ -185,16 +183,14 @@ class UpdateResultsTableTest(unittest.TestCase):
 
     def test_a_chapters_variant_has_its_own_column_and_is_its_best(self):
         text = results_table.render_table(rows_with({}))
-        cells = cells_of(text, "| matmul | 4096 |")
-        self.assertEqual(cells[4], "10.1 (1.07x)")   # chapter 3 over chapter 2
-        self.assertEqual(cells[5], "10.6 (1.12x)")   # chapter 3 dispatch over chapter 2 too
-        self.assertEqual(cells[6], "43.0 (4.07x)")   # chapter 4 over chapter 3 dispatch
+        # Chapter 3 and chapter 3 dispatch over chapter 2, chapter 4 over chapter 3 dispatch.
+        self.assertEqual(cells_of(text, "| matmul | 4096 |")[4:7],
+                         ["10.1 (1.07x)", "10.6 (1.12x)", "43.0 (4.07x)"])
         self.assertEqual(cells_of(text, "| conv2d | 4096x4096")[5], "-")
         # A failed variant is no reference: chapter 4 then shows no speedup at all.
         rows = rows_with({("matmul", "4096", "ch03 dispatch"): {"status": "FAIL"}})
         cells = cells_of(results_table.render_table(rows), "| matmul | 4096 |")
-        self.assertEqual(cells[5], "FAIL")
-        self.assertEqual(cells[6], "43.0")
+        self.assertEqual(cells[5:7], ["FAIL", "43.0"])
         self.assertEqual(results_table.column_label(rows[0]), "ch 1")
 
     def test_the_console_table_shows_the_same_cells(self):
@@ -226,16 +222,15 @@ class UpdateResultsTableTest(unittest.TestCase):
     def test_image_link_is_relative_to_the_readme(self):
         image = os.path.join(self.folder, "results", "ladder.svg")
         run(SAMPLE_CSV, "--readme", self.readme, "--image", image)
-        self.assertIn("](results/ladder.svg)", self.read_readme())
+        self.assertIn("](results/ladder.svg)", read(self.readme))
 
     def test_not_a_ladder_csv(self):
         bad = os.path.join(self.folder, "bad.csv")
-        with open(bad, "w", encoding="utf-8") as handle:
-            handle.write("a,b\n1,2\n")
+        write(bad, "a,b\n1,2\n")
         status, _, err = run(bad, "--readme", self.readme)
         self.assertEqual(status, 1)
         self.assertIn("not a ladder CSV", err)
-        self.assertEqual(self.read_readme(), README)
+        self.assertEqual(read(self.readme), README)
 
     def test_rate_formatting_matches_the_ladder(self):
         for rate, text in ((41.23, "41.2"), (5.214, "5.21"), (0.8531, "0.853"), (203.4, "203")):

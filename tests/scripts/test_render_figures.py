@@ -51,6 +51,11 @@ def run(*args):
     return code, out + err
 
 
+def write(path, text, mode="w"):
+    with open(path, mode, encoding="utf-8") as handle:
+        handle.write(text)
+
+
 class RenderFigures(unittest.TestCase):
     def setUp(self):
         self.root = tempfile.mkdtemp(prefix="render-figures-")
@@ -58,8 +63,7 @@ class RenderFigures(unittest.TestCase):
         os.makedirs(self.figures)
         self.dot = os.path.join(self.figures, "sample.dot")
         self.svg = os.path.join(self.figures, "sample.svg")
-        with open(self.dot, "w") as handle:
-            handle.write(DOT_SOURCE)
+        write(self.dot, DOT_SOURCE)
         self.log = os.path.join(self.root, "dot.log")
         self.fake_dot = os.path.join(self.root, "fake-dot")
         write_executable(self.fake_dot,
@@ -83,10 +87,6 @@ class RenderFigures(unittest.TestCase):
     def read_svg(self):
         with open(self.svg, encoding="utf-8") as handle:
             return handle.read()
-
-    def write_svg(self, text):
-        with open(self.svg, "w") as handle:
-            handle.write(text)
 
     def test_rendered_svg_records_its_source(self):
         code, out = self.render()
@@ -115,8 +115,7 @@ class RenderFigures(unittest.TestCase):
 
     def test_check_fails_on_a_changed_source(self):
         self.assertEqual(self.render()[0], 0)
-        with open(self.dot, "a") as handle:
-            handle.write("// b is the second node\n")
+        write(self.dot, "// b is the second node\n", "a")
         before = self.read_svg()
         code, out = self.check()
         self.assertEqual(code, 1, out)
@@ -133,14 +132,14 @@ class RenderFigures(unittest.TestCase):
         self.assertFalse(os.path.exists(self.svg))
 
     def test_check_fails_on_an_svg_without_or_with_another_source(self):
-        self.write_svg(GRAPHVIZ_SVG)        # rendered by hand: no source comment
+        write(self.svg, GRAPHVIZ_SVG)        # rendered by hand: no source comment
         code, out = self.check()
         self.assertEqual(code, 1, out)
         self.assertIn("stale:", out)
         other = hashlib.sha256(b"digraph other {}\n").hexdigest()
         for name, digest, expected in (("sample.dot", other, 1), ("other.dot", DIGEST, 1),
                                        ("sample.dot", DIGEST, 0)):
-            self.write_svg(render_figures.postprocess(GRAPHVIZ_SVG, name, digest))
+            write(self.svg, render_figures.postprocess(GRAPHVIZ_SVG, name, digest))
             self.assertEqual(self.check()[0], expected, (name, digest))
 
     def test_check_of_a_tree_without_figures_passes(self):
@@ -151,8 +150,7 @@ class RenderFigures(unittest.TestCase):
 
     def test_bad_input_is_refused(self):
         stray = os.path.join(self.root, "stray.dot")
-        with open(stray, "w") as handle:
-            handle.write(DOT_SOURCE)
+        write(stray, DOT_SOURCE)
         for args, message in (
                 (("--root", self.root, "--dot", self.fake_dot, stray),
                  "not a chapter figure source"),
