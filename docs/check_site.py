@@ -1,22 +1,15 @@
 #!/usr/bin/env python3
-"""Checks a built edition of the course site: the pages a reader needs are there, and nothing on
-it points nowhere.
+"""Checks a built edition of the course site: the pages a reader needs are there (main, tools,
+instructors, results and API pages; one page per listed chapter with its navigation, a figure and
+links to its hints, appendix, "what changed" and, in the full edition only, "exercises solved"
+pages), no page shows Doxygen or Markdown syntax that failed to render, every internal link,
+image, script and JavaScript index entry resolves inside the site (#fragments to anchors), and
+nothing is loaded from the network.
 
   check_site.py HTML_DIR --edition full|student --chapters ch01,ch02 [--skip-if-missing]
 
-Fails (status 1, one line per problem) unless:
-- the main, tools, instructors, results and API pages, the file list and the namespace pages of
-  course and of every listed chapter exist;
-- exactly the listed chapters have a page (chNN.html), linking the previous and next chapter, the
-  course map, the tools page, its hints page and its appendix page (where there is one), and
-  showing a figure of its chapter; every chapter after the first has its "what changed" page (with
-  a diff), the full edition its "exercises solved" pages, the student edition no solution page;
-- the results page shows the committed plot or says that none is committed;
-- no page shows Doxygen or Markdown syntax that failed to render;
-- every internal link, image, script and frame, and those of the JavaScript indexes of the tree
-  view and the search, resolves to a file of the site and its #fragment to an anchor there;
-- nothing is loaded from the network: the site reads offline.
-With --skip-if-missing a site that was not built is "SKIPPED: docs not built" (for CTest).
+Fails with status 1, one line per problem. With --skip-if-missing a site that was not built is
+"SKIPPED: docs not built" (for CTest).
 """
 
 import argparse
