@@ -213,11 +213,10 @@ def main(argv=None):
         return 3
     try:
         rows = read_rows(args.csv)
+        if not any(is_result(r) for r in rows):
+            raise TableError(f"{args.csv}: no run passed its check; nothing to plot")
     except TableError as error:
         print(f"error: {error}", file=sys.stderr)
-        return 1
-    if not any(is_result(r) for r in rows):
-        print(f"error: {args.csv}: no run passed its check; nothing to plot", file=sys.stderr)
         return 1
     os.makedirs(os.path.dirname(args.stem) or ".", exist_ok=True)
     for path in plot(rows, args.stem):

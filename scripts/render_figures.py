@@ -58,12 +58,6 @@ def status(dot_path):
     return "ok" if recorded and recorded.group("name", "digest") == expected else "stale"
 
 
-def orphan_svgs(root):
-    """SVGs in a chapter's figures/ with no .dot source beside them."""
-    svgs = glob.glob(os.path.join(root, FIGURES, "*.svg"))
-    return sorted(svg for svg in svgs if not os.path.isfile(os.path.splitext(svg)[0] + ".dot"))
-
-
 def postprocess(svg_text, name, digest):
     """Graphviz's SVG with the generator comment dropped and the source comment inserted right
     after the XML declaration."""
@@ -138,8 +132,9 @@ def main(argv=None):
                 print(f"{state}: {os.path.relpath(svg_path(source), root)} "
                       f"(source {os.path.relpath(source, root)})")
             if not args.sources:
-                for svg in orphan_svgs(root):
-                    print(f"note: {os.path.relpath(svg, root)} has no .dot source beside it")
+                for svg in sorted(glob.glob(os.path.join(root, FIGURES, "*.svg"))):
+                    if not os.path.isfile(os.path.splitext(svg)[0] + ".dot"):
+                        print(f"note: {os.path.relpath(svg, root)} has no .dot source beside it")
             if bad:
                 print(f"{len(bad)} of {len(sources)} figures need rendering: "
                       f"python3 scripts/render_figures.py")
