@@ -46,12 +46,6 @@ std::vector<Goal> performance_goals() {
   return goals;
 }
 
-std::string GoalResult::verdict() const {
-  if (!measured)
-    return "not measured";
-  return met() ? "met" : "missed";
-}
-
 std::vector<GoalResult> evaluate_goals(const std::vector<Goal>& goals,
                                        const std::vector<Row>& rows) {
   std::vector<GoalResult> results;

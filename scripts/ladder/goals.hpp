@@ -36,10 +36,12 @@ std::vector<Goal> performance_goals();
 struct GoalResult {
   Goal goal;                       ///< the goal
   std::optional<double> measured;  ///< empty when its rows were not run or did not pass
-  /// Whether the measured value reaches the target (false when not measured).
-  bool met() const { return measured && *measured >= goal.target; }
-  /// "met", "missed" or "not measured".
-  std::string verdict() const;
+  /// "met" (the measured value reaches the target), "missed" or "not measured".
+  std::string verdict() const {
+    if (!measured)
+      return "not measured";
+    return *measured >= goal.target ? "met" : "missed";
+  }
 };
 
 /// Measures every goal on @p rows (after compute_ratios()).

@@ -1,24 +1,27 @@
 // The performance ladder: every chapter's solution and cuBLAS on the same inputs, side by side.
 //
 // For each workload (a problem at one size) it draws one set of seeded inputs, then runs every
-// chapter that carries the problem, and cuBLAS SGEMM for matmul, through the same measurement as
-// the chapters' executables (course::measure: a checked run on a poisoned output, warm-up runs,
-// timed runs, the median). Every result is checked against the CPU reference; a FAIL is marked
-// and left out of the tables and the plot. It prints each run as it ends and writes the CSV files
-// (the runs with their ratios; the course's performance goals, met or missed) from which
-// scripts/results_table.py renders the one table: on the console, in the README and on the site.
+// chapter that carries the problem, and for matmul the vendor baselines (cuBLAS SGEMM in plain FP32
+// and with TF32 tensor cores), through the same measurement as the chapters' executables
+// (course::measure: a checked run on a poisoned output, warm-up runs, timed runs, the median).
+// Every result is checked against the CPU reference; a FAIL is marked and left out of the tables
+// and the plot. It prints each run as it ends and writes the CSV files (the runs with their ratios;
+// the course's performance goals, met or missed) from which scripts/results_table.py renders the
+// one table: on the console, in the README and on the site.
 //
 // Exit status (course::ExitStatus): 0 every run passed; 1 a result failed its check; 2 bad command
 // line; 3 no CUDA device; 4 a run could not be made (a CUDA error, a size the device refused).
 
 #include "chapters.hpp"
-#include "cublas_sgemm.hpp"
 #include "goals.hpp"
 #include "options.hpp"
 #include "results.hpp"
 
 #include "course/cuda_check.hpp"
+#include "course/launch.cuh"
 #include "course/measure.hpp"
+
+#include <cublas_v2.h>
 
 #include <algorithm>
 #include <chrono>
@@ -27,6 +30,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <new>
 #include <optional>
 #include <sstream>
@@ -59,6 +63,51 @@ std::string today() {
 
 long long seconds_since(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start).count();
+}
+
+/// Checks a cuBLAS call; throws course::CudaError naming the call and the status on failure.
+#define LADDER_CUBLAS_CHECK(call)                                                                 \
+  do {                                                                                            \
+    const cublasStatus_t ladder_status_ = (call);                                                 \
+    ::course::check_cublas(static_cast<int>(ladder_status_), cublasGetStatusName(ladder_status_), \
+                           #call, __FILE__, __LINE__);                                            \
+  } while (false)
+
+void cublas_matmul(cublasHandle_t handle, const float* A, const float* B, float* C, int m, int n,
+                   int k, cudaStream_t stream) {
+  course::require_positive(m, "m");
+  course::require_positive(n, "n");
+  course::require_positive(k, "k");
+  const float one = 1.0f;
+  const float zero = 0.0f;
+  LADDER_CUBLAS_CHECK(cublasSetStream(handle, stream));
+  // cuBLAS is column-major. A row-major m x n matrix is the same memory as a column-major
+  // n x m matrix, its transpose, so row-major C = A * B is column-major C^T = B^T * A^T:
+  // pass B first, then A, and swap m and n.
+  LADDER_CUBLAS_CHECK(
+      cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, B, n, A, k, &zero, C, n));
+  if (course::synchronous_launch_checks())
+    COURSE_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+/// The vendor baseline of matmul: row-major C = A * B through cublasSgemm on a handle of its own
+/// (destroyed with the last copy of the launcher). With course::Arithmetic::fp32 the handle is set
+/// to pedantic FP32 math (CUBLAS_PEDANTIC_MATH: no TF32 tensor cores, no reduced-precision
+/// shortcuts), so the baseline computes what the FP32 chapters compute; with
+/// course::Arithmetic::tf32 to CUBLAS_TF32_TENSOR_OP_MATH, the baseline of the tensor-core
+/// chapters. The arithmetic also decides the tolerance of its check.
+course::ProblemSet cublas_sgemm(course::Arithmetic arithmetic) {
+  cublasHandle_t created = nullptr;
+  LADDER_CUBLAS_CHECK(cublasCreate(&created));
+  const std::shared_ptr<cublasContext> handle(
+      created, [](cublasHandle_t owned) { (void)cublasDestroy(owned); });
+  const cublasMath_t mode =
+      arithmetic == course::Arithmetic::tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_PEDANTIC_MATH;
+  LADDER_CUBLAS_CHECK(cublasSetMathMode(handle.get(), mode));
+  course::ProblemSet set;
+  set.matmul = [handle](auto... arguments) { cublas_matmul(handle.get(), arguments...); };
+  set.arithmetic = arithmetic;
+  return set;
 }
 
 /// One implementation the ladder runs: a chapter's solution at its defaults or at its best
@@ -205,9 +254,9 @@ int run_ladder(const ladder::Options& options, const std::string& program) {
     const course::DeviceInfo device = course::query_device();
     if (any_matmul) {
       implementations.push_back(
-          {ladder::kCublasLabel, 0, "", ladder::cublas_sgemm(course::Arithmetic::fp32)});
+          {ladder::kCublasLabel, 0, "", cublas_sgemm(course::Arithmetic::fp32)});
       implementations.push_back(
-          {ladder::kCublasTf32Label, 0, "", ladder::cublas_sgemm(course::Arithmetic::tf32)});
+          {ladder::kCublasTf32Label, 0, "", cublas_sgemm(course::Arithmetic::tf32)});
     }
     std::size_t total = 0;
     for (const Workload& workload : options.workloads)
@@ -231,8 +280,11 @@ int run_ladder(const ladder::Options& options, const std::string& program) {
         std::cout << " " << implementation.chapter;
     }
     std::cout << " (solutions)\n";
-    if (any_matmul)
-      std::cout << "baseline  " << ladder::kCublasMathNote << "\n";
+    if (any_matmul) {
+      std::cout << "baseline  cuBLAS SGEMM runs with CUBLAS_PEDANTIC_MATH (plain FP32, TF32 tensor "
+                   "cores off); cuBLAS TF32 with CUBLAS_TF32_TENSOR_OP_MATH (inputs rounded to "
+                   "TF32 on tensor cores)\n";
+    }
     std::cout << "runs      " << total << ", each checked against the CPU reference, then "
               << options.base.warmup << " warm-up and " << options.base.reps
               << " timed runs; the median is reported\n\n"
