@@ -119,10 +119,9 @@ class RecordedSample(unittest.TestCase):
             import matplotlib  # noqa: F401
         except ImportError:
             self.skipTest("matplotlib is not installed")
-        import roofline
         row = dict(self.row, chapter="4", device=self.main["device__attribute_display_name"])
         with tempfile.TemporaryDirectory() as folder:
-            written = roofline.draw_all([row], folder, course_profile.tf32_peak(row))
+            written = course_profile.draw([row], folder)
             self.assertEqual(sorted(os.path.basename(p) for p in written),
                              ["roofline_matmul.png", "roofline_matmul.svg"])
             with open(os.path.join(folder, "roofline_matmul.svg"), encoding="utf-8") as svg:
