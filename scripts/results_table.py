@@ -1,11 +1,9 @@
-"""The results table of the performance ladder, written once for every place that shows it.
-
-scripts/update_results_table.py puts it into the README (between `<!-- ladder:begin -->` and
-`<!-- ladder:end -->`), into the build folder and on the console (scripts/ladder.sh prints it after
-a run); docs/make_pages.py puts it on the site's results page. All of them read the ladder's CSV
-files (scripts/ladder/results.hpp and goals.hpp write them: the runs, the goals met or missed)
-through this module, and the Markdown and the console text are two layouts of the same cells, so
-no two places can show different figures for the same measurements.
+"""The performance ladder's results table, written once for every place that shows it: the README
+and the build folder (scripts/update_results_table.py), the console (scripts/ladder.sh prints it
+after a run) and the site's results page (docs/make_pages.py). All of them read the ladder's CSV
+files (the runs, the goals met or missed) through this module, and the Markdown and the console
+text are two layouts of the same cells, so no two places can show different figures for the same
+measurements.
 
 Only runs that passed their check are results: a run marked FAIL or ERROR shows its status instead
 of a rate, is listed below the table, and is never the reference of a speedup or of a share of
