@@ -139,8 +139,7 @@ to draw the plot and write the table from them.
 bool write_file(const std::string& path, const std::string& contents, const char* what) {
   if (path.empty())
     return true;
-  bool written = false;
-  std::string reason;
+  std::string reason;  // what the file system said, where it refused
   try {
     const std::filesystem::path file(path);
     if (file.has_parent_path())
@@ -148,16 +147,29 @@ bool write_file(const std::string& path, const std::string& contents, const char
     std::ofstream out(file);
     out << contents;
     out.close();
-    written = static_cast<bool>(out);
+    if (out) {
+      std::cout << what << " written to " << path << "\n";
+      return true;
+    }
   } catch (const std::filesystem::filesystem_error& error) {
     reason = std::string(": ") + error.what();
   }
-  if (!written) {
-    std::cerr << "error: could not write the " << what << " to " << path << reason << "\n";
-    return false;
+  std::cerr << "error: could not write the " << what << " to " << path << reason << "\n";
+  return false;
+}
+
+/// Runs @p step; what went wrong, where it threw: the exception's text, or that host memory ran
+/// out.
+template <typename Step>
+std::optional<std::string> failure(Step&& step) {
+  try {
+    step();
+  } catch (const std::bad_alloc&) {
+    return "out of host memory for these sizes";
+  } catch (const std::exception& error) {
+    return error.what();
   }
-  std::cout << what << " written to " << path << "\n";
-  return true;
+  return std::nullopt;
 }
 
 /// Measures @p problems on @p instance into @p row. Sets @p context_lost when a CUDA error left the
@@ -165,24 +177,24 @@ bool write_file(const std::string& path, const std::string& contents, const char
 void run_one(Row& row, const course::ProblemInstance& instance, const course::ProblemSet& problems,
              const course::Options& options, const course::DeviceInfo& device, cudaStream_t stream,
              bool& context_lost) {
-  try {
-    row.result = course::measure(instance, problems, options, device, stream);
-    row.status = row.result.check.passed ? Status::pass : Status::fail;
-    if (!row.passed())
-      row.message = row.result.check.summary(row.result.output_columns);
-  } catch (const course::CudaError& error) {
+  const std::optional<std::string> error = failure([&] {
+    try {
+      row.result = course::measure(instance, problems, options, device, stream);
+    } catch (const course::CudaError&) {
+      // An error while a kernel ran (an illegal address, say) is sticky: the context is gone.
+      if (cudaDeviceSynchronize() != cudaSuccess)
+        context_lost = true;
+      throw;
+    }
+  });
+  if (error) {
     row.status = Status::error;
-    row.message = error.what();
-    // An error while a kernel ran (an illegal address, say) is sticky: the context is gone.
-    if (cudaDeviceSynchronize() != cudaSuccess)
-      context_lost = true;
-  } catch (const std::bad_alloc&) {
-    row.status = Status::error;
-    row.message = "out of host memory for these sizes";
-  } catch (const std::exception& error) {
-    row.status = Status::error;
-    row.message = error.what();
+    row.message = *error;
+    return;
   }
+  row.status = row.result.check.passed ? Status::pass : Status::fail;
+  if (!row.passed())
+    row.message = row.result.check.summary(row.result.output_columns);
 }
 
 std::string progress_prefix(std::size_t done, std::size_t total, Clock::time_point start) {
@@ -302,18 +314,12 @@ int run_ladder(const ladder::Options& options, const std::string& program) {
       const std::string title =
           std::string(course::problem_name(workload.problem)) + " " + ladder::size_label(workload);
       std::optional<course::ProblemInstance> instance;
-      std::string setup_error;
+      std::optional<std::string> setup_error;
       if (!context_lost) {
         std::cout << progress_prefix(done, total, start) << title
                   << ": drawing and uploading the inputs\n"
                   << std::flush;
-        try {
-          instance.emplace(workload, options.base.seed);
-        } catch (const std::bad_alloc&) {
-          setup_error = "out of host memory for these sizes";
-        } catch (const std::exception& error) {
-          setup_error = error.what();
-        }
+        setup_error = failure([&] { instance.emplace(workload, options.base.seed); });
       }
       for (const Implementation& implementation : implementations) {
         if (!implementation.problems.offers(workload.problem))
@@ -331,12 +337,12 @@ int run_ladder(const ladder::Options& options, const std::string& program) {
         row.ceiling = course::ceiling(workload, device);
         if (context_lost)
           setup_error = context_gone;
-        if (setup_error.empty()) {
+        if (setup_error) {
+          row.status = Status::error;
+          row.message = *setup_error;
+        } else {
           run_one(row, *instance, implementation.problems, options.base, device, stream,
                   context_lost);
-        } else {
-          row.status = Status::error;
-          row.message = setup_error;
         }
         if (row.passed()) {
           std::printf(" %10.3f ms %10s %-9s PASS\n", row.result.timing.median_ms,

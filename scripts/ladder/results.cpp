@@ -101,22 +101,14 @@ std::string implementation_label(int chapter, const std::string& variant) {
 
 std::string size_label(const course::Workload& w) {
   std::ostringstream out;
-  switch (w.problem) {
-    case Problem::matmul:
-    case Problem::minplus:
-      if (w.m == w.n && w.n == w.k) {
-        out << w.m;
-      } else {
-        out << w.m << "x" << w.n << "x" << w.k;
-      }
-      break;
-    case Problem::conv2d:
-      out << w.height << "x" << w.width << ", " << w.mask_rows << "x" << w.mask_cols << " mask";
-      break;
-    case Problem::conv1d:
-      out << count_label(w.signal_length) << ", " << w.taps << " taps";
-      break;
-  }
+  if (w.problem == Problem::conv2d)
+    out << w.height << "x" << w.width << ", " << w.mask_rows << "x" << w.mask_cols << " mask";
+  else if (w.problem == Problem::conv1d)
+    out << count_label(w.signal_length) << ", " << w.taps << " taps";
+  else if (w.m == w.n && w.n == w.k)
+    out << w.m;  // a square product
+  else
+    out << w.m << "x" << w.n << "x" << w.k;
   return out.str();
 }
 
@@ -131,10 +123,7 @@ const Row* find_row(const std::vector<Row>& rows, const course::Workload& worklo
 
 void compute_ratios(std::vector<Row>& rows) {
   for (Row& row : rows) {
-    row.ceiling_percent.reset();
-    row.cublas_percent.reset();
-    row.best_percent.reset();
-    row.speedup.reset();
+    row.ceiling_percent = row.cublas_percent = row.best_percent = row.speedup = std::nullopt;
     if (!row.passed())
       continue;
     const double rate = row.result.rate;
