@@ -324,8 +324,10 @@ TEST_CASE("the CSV writer: one field per column, FAILs without figures", "[ladde
   // The fields of a line, by column, as the CSV writer writes them.
   using Fields = std::vector<std::pair<const char*, std::string>>;
   const auto check_fields = [&](const std::string& line, const Fields& fields) {
-    for (const auto& [name, text] : fields)
+    for (const auto& [name, text] : fields) {
+      INFO("column " << name);
       CHECK(field(header, line, name) == text);
+    }
   };
   check_fields(lines[1], {{"device", "Round GPU, rev \"B\""},
                           {"date", "2025-01-15"},
