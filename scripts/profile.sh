@@ -37,12 +37,10 @@ set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/scripts/python.sh"
 for argument in "$@"; do
-  case "$argument" in
-    -h | --help)
-      sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
-      exit 0
-      ;;
-  esac
+  if [[ $argument == -h || $argument == --help ]]; then
+    sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
+    exit 0
+  fi
 done
 if python=$(find_python matplotlib) || python=$(find_python ""); then
   exec "$python" "$root/scripts/profile_kernels.py" "$@"

@@ -433,14 +433,11 @@ def draw(rows, results):
 
 
 def roofline(rows, problem, stem, tf32):
-    """Writes @p stem.png and @p stem.svg, the roofline of @p problem, and returns their paths.
-    Each chapter's main kernel is a point at its arithmetic intensity (operations per byte) and its
-    achieved rate, under the roofs of the GPU the profile was made on: the bandwidths of DRAM and
-    of L2 (slanted: rate = bandwidth x intensity) and the compute ceilings (flat: the FP32 FMA
-    rate; for minplus the step rate, in steps of an add and a min as the course reports them; for
-    matmul the TF32 tensor-core rate @p tf32 beside it). Each kernel has two points: filled for its
-    intensity against DRAM traffic, hollow against L2 <-> SM traffic. A point far under the roof
-    at its own intensity has headroom; one on the slanted part is limited by that memory."""
+    """Writes @p stem.png and @p stem.svg, the roofline of @p problem (docs/pages/tools.md says
+    how to read it), and returns their paths: each chapter's main kernel at its achieved rate and
+    its intensity against DRAM (filled) and L2 (hollow) traffic, under the DRAM and L2 bandwidths
+    (slanted) and the compute ceilings (flat: the FP32 FMA rate, in steps of an add and a min for
+    minplus; for matmul the TF32 tensor-core rate @p tf32 beside it)."""
     from plot_ladder import save
     import matplotlib
     matplotlib.use("Agg")

@@ -191,36 +191,29 @@ class WholeScript(unittest.TestCase):
 
     def test_records_and_checks_the_readme(self):
         self.assertEqual(self.run_script("--solution", "9").returncode, 0)
-        csv_path = os.path.join(self.folder, "results", "profile.csv")
-        readme = self.write_readme("# Course\n<!-- profile:begin -->\nold\n"
-                                   "<!-- profile:end -->\nend\n")
-        record = self.run_script("--from-csv", csv_path, "--update-readme", "--readme", readme)
-        self.assertEqual(record.returncode, 0, record.stderr)
-        with open(readme) as handle:
-            text = handle.read()
-        self.assertIn("| 9 (solution) | conv2d |", text)
-        self.assertTrue(text.endswith("<!-- profile:end -->\nend\n"))
-        self.assertEqual(self.run_script("--from-csv", csv_path, "--check",
-                                         "--readme", readme).returncode, 0)
-        self.write_readme(text.replace("conv2d", "conv1d"))
-        check = self.run_script("--from-csv", csv_path, "--check", "--readme", readme)
-        self.assertEqual(check.returncode, 1)
-        self.assertIn("differs", check.stderr)
-
-    def test_records_a_csv_brought_back(self):
-        # A profile.csv from another machine, recorded: it replaces results/profile.csv, which
-        # the README's table is checked against.
-        self.assertEqual(self.run_script("--solution", "9").returncode, 0)
         recorded = os.path.join(self.folder, "results", "profile.csv")
         brought = os.path.join(self.folder, "brought_back.csv")
         with open(recorded) as source, open(brought, "w") as handle:
             handle.writelines(source.readlines()[:2])  # the header and the first row
-        readme = self.write_readme("<!-- profile:begin -->\nold\n<!-- profile:end -->\n")
-        record = self.run_script("--from-csv", brought, "--update-readme", "--readme", readme)
-        self.assertEqual(record.returncode, 0, record.stderr)
+        readme = self.write_readme("# Course\n<!-- profile:begin -->\nold\n"
+                                   "<!-- profile:end -->\nend\n")
+        # The recorded profile.csv itself, then one from another machine: that one replaces
+        # results/profile.csv, which the README's table is checked against.
+        for csv_path, problem in ((recorded, "conv2d"), (brought, "matmul")):
+            record = self.run_script("--from-csv", csv_path, "--update-readme", "--readme", readme)
+            self.assertEqual(record.returncode, 0, record.stderr)
+            with open(readme) as handle:
+                text = handle.read()
+            self.assertIn(f"| 9 (solution) | {problem} |", text)
+            self.assertTrue(text.endswith("<!-- profile:end -->\nend\n"))
         self.assertEqual(len(self.recorded_rows()), 1)
-        self.assertEqual(self.run_script("--from-csv", recorded, "--check",
-                                         "--readme", readme).returncode, 0)
+        self.assertNotIn("conv2d", text)
+        check = ["--from-csv", recorded, "--check", "--readme", readme]
+        self.assertEqual(self.run_script(*check).returncode, 0)
+        self.write_readme(text.replace("matmul", "conv1d"))
+        result = self.run_script(*check)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("differs", result.stderr)
 
     def test_failures(self):
         """Each failure ends with one line that says what went wrong, and its exit status."""
