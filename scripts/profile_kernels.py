@@ -346,8 +346,8 @@ def select_chapters(args):
 def run(args):
     results = args.results or (os.path.join(ROOT, "results") if args.update_readme else
                                os.path.join(args.build_dir, "results"))
-    # The log names this machine's paths, and the table as a file of its own would repeat the
-    # README's: with --update-readme both stay in the build folder, never in results/.
+    # The log names this machine's paths: it stays in the build folder, never in results/; so does
+    # the table as a file of its own with --update-readme (the README holds the recorded one).
     local = os.path.join(args.build_dir, "results")
     recorded = os.path.join(results, "profile.csv")
     os.makedirs(results, exist_ok=True)
@@ -493,7 +493,6 @@ def roofline(rows, problem, stem, tf32):
     axes.legend(fontsize=7.5, loc="upper left", framealpha=0.9)  # above the roofs: empty
     figure.tight_layout()
     return save(figure, stem, 120)
-
 
 
 def main(argv=None):
