@@ -13,18 +13,12 @@ inline std::vector<std::string> split_csv(const std::string& line) {
   bool quoted = false;
   for (std::size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        fields.back() += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        fields.back() += c;
-      }
+    if (c == '"' && quoted && line.compare(i + 1, 1, "\"") == 0) {
+      fields.back() += c;  // a doubled quote inside quotes is one quote
+      ++i;
     } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
       fields.emplace_back();
     } else {
       fields.back() += c;

@@ -336,6 +336,7 @@ TEST_CASE("minplus check is exact and convolution checks use the mask area", "[c
   CHECK(course::check_minplus(A, B, C, m, n, k, 1).passed);
   C[7] = std::nextafter(C[7], 0.0f);
   CHECK_FALSE(course::check_minplus(A, B, C, m, n, k, 1).passed);
+
   const int h = 9, w = 11, mk = 5, ml = 3;
   const auto img = course::random_uniform(h * w, 43);
   const auto mask = course::random_uniform(mk * ml, 44);
@@ -345,6 +346,7 @@ TEST_CASE("minplus check is exact and convolution checks use the mask area", "[c
   CHECK(course::check_conv2d(img, h, w, mask, mk, ml, out, 1).passed);
   out[h * w - 1] += 0.01f;
   CHECK_FALSE(course::check_conv2d(img, h, w, mask, mk, ml, out, 1).passed);
+
   const auto a = course::random_uniform(20, 45);
   const auto b = course::random_uniform(30, 46);
   std::vector<double> y(49);

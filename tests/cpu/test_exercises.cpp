@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
-#include <set>
 #include <iterator>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,15 +37,14 @@ Stripped strip_regions(const fs::path& file) {
         result.error = "nested region at line " + std::to_string(number);
       open = match[1];
       result.ids.push_back(open);
-      result.lines.push_back(line);
     } else if (std::regex_match(line, match, end)) {
       if (open != match[1].str())
         result.error = "unmatched end at line " + std::to_string(number);
       open.clear();
-      result.lines.push_back(line);
-    } else if (open.empty()) {
-      result.lines.push_back(line);
+    } else if (!open.empty()) {
+      continue;  // a region's body
     }
+    result.lines.push_back(line);
   }
   if (!open.empty())
     result.error = "region " + open + " is never closed";
@@ -76,30 +75,34 @@ Names entries(const fs::path& folder, bool folders) {
   return names;
 }
 
+// The files of @p folder that have exercise regions.
+Names files_with_regions(const fs::path& folder) {
+  Names files;
+  for (const auto& file : entries(folder, false)) {
+    if (!strip_regions(folder / file).ids.empty())
+      files.insert(file);
+  }
+  return files;
+}
+
+const fs::path kSource = COURSE_SOURCE_DIR;
+
 }  // namespace
 
 TEST_CASE("student files equal the solutions outside the exercise regions", "[exercises]") {
   // Every file of solutions/NN_slug/ with exercise regions (kernels.cuh, chapter 1's
   // first_program.cu) against the file of the same name in chapters/NN_slug/, and every student
   // file with regions has its solution.
-  const auto chapters = entries(fs::path(COURSE_SOURCE_DIR) / "chapters", true);
+  const auto chapters = entries(kSource / "chapters", true);
   REQUIRE_FALSE(chapters.empty());
   for (const auto& name : chapters) {
-    const fs::path students = fs::path(COURSE_SOURCE_DIR) / "chapters" / name;
-    const fs::path solutions = fs::path(COURSE_SOURCE_DIR) / "solutions" / name;
+    const fs::path students = kSource / "chapters" / name;
+    const fs::path solutions = kSource / "solutions" / name;
     INFO("chapter " << name);
     REQUIRE(fs::exists(students / "kernels.cuh"));
     REQUIRE(fs::exists(solutions / "kernels.cuh"));
-    const auto with_regions = [](const fs::path& folder) {
-      Names files;
-      for (const auto& file : entries(folder, false)) {
-        if (!strip_regions(folder / file).ids.empty())
-          files.insert(file);
-      }
-      return files;
-    };
-    const Names files = with_regions(solutions);
-    for (const auto& file : with_regions(students)) {
+    const Names files = files_with_regions(solutions);
+    for (const auto& file : files_with_regions(students)) {
       INFO("student file " << file << " has exercise regions, so it needs its solution");
       CHECK(files.count(file) == 1);
     }
@@ -132,10 +135,10 @@ TEST_CASE("every exercise region is named in the exercise table and in the lesso
   static const std::regex region(R"(// EXERCISE (\d+\.\d+) begin)");
   static const std::regex hint(R"re(\{"(\d+\.\d+)", "(matmul|minplus|conv2d|conv1d)")re");
   static const std::regex lesson_row(R"((?:^|\n)\| (\d+\.\d+) \|)");
-  const auto chapters = entries(fs::path(COURSE_SOURCE_DIR) / "chapters", true);
+  const auto chapters = entries(kSource / "chapters", true);
   REQUIRE_FALSE(chapters.empty());
   for (const auto& name : chapters) {
-    const fs::path folder = fs::path(COURSE_SOURCE_DIR) / "chapters" / name;
+    const fs::path folder = kSource / "chapters" / name;
     INFO("chapter " << name);
     Names all_regions, header_regions, table;
     for (const auto& file : entries(folder, false)) {
