@@ -6,14 +6,14 @@
 #include "course/driver.hpp"
 #include "course/random.hpp"
 
+#include <cstdint>
 #include <cstdlib>
+#include <initializer_list>
 #include <iostream>
 #include <sstream>
 
 namespace course::testing {
 namespace {
-
-constexpr std::uint64_t kDefaultTestSeed = 7;
 
 bool chapter_requested(const std::string& chapter_label) {
   const char* wanted = std::getenv("COURSE_CHECK");
@@ -26,6 +26,21 @@ bool chapter_requested(const std::string& chapter_label) {
       return true;
   }
   return false;
+}
+
+CheckResult run_workload(const ProblemSet& set, const Workload& workload, std::uint64_t seed) {
+  const ProblemInstance instance(workload, seed);
+  return instance.check(instance.checked_run(set, nullptr), set.arithmetic);
+}
+
+// A seed for one test input: COURSE_TEST_SEED (default 7) mixed with @p parts (sizes),
+// so every size gets its own fresh inputs and any failure can be replayed.
+std::uint64_t test_seed(std::initializer_list<long long> parts) {
+  const char* text = std::getenv("COURSE_TEST_SEED");
+  std::uint64_t seed = text != nullptr ? std::strtoull(text, nullptr, 10) : 7;
+  for (long long part : parts)
+    seed = derive_seed(seed, static_cast<std::uint64_t>(part));
+  return seed;
 }
 
 }  // namespace
@@ -45,62 +60,51 @@ bool gpu_tests_enabled(const char* chapter_label, bool solution) {
   return true;
 }
 
-std::uint64_t test_seed(std::initializer_list<long long> parts) {
-  const char* text = std::getenv("COURSE_TEST_SEED");
-  std::uint64_t seed = text != nullptr ? std::strtoull(text, nullptr, 10) : kDefaultTestSeed;
-  for (long long part : parts)
-    seed = derive_seed(seed, static_cast<std::uint64_t>(part));
-  return seed;
-}
-
-CheckResult run_workload(const ProblemSet& set, const Workload& workload, std::uint64_t seed) {
-  const ProblemInstance instance(workload, seed);
-  return instance.check(instance.checked_run(set, nullptr), set.arithmetic);
-}
-
-CheckResult run_product(const ProductLauncher& launcher, Problem problem, int m, int n, int k,
-                        std::uint64_t seed) {
-  const ProblemSet set = problem == Problem::minplus ? ProblemSet{{}, launcher, {}, {}}
-                                                     : ProblemSet{launcher, {}, {}, {}};
-  return run_workload(set, product_workload(problem, m, n, k), seed);
-}
-
-CheckResult run_conv2d(const Conv2dLauncher& launcher, int h, int w, int mk, int ml,
-                       std::uint64_t seed) {
-  return run_workload(ProblemSet{{}, {}, launcher, {}}, conv2d_workload(h, w, mk, ml), seed);
-}
-
-CheckResult run_conv1d(const Conv1dLauncher& launcher, int n, int m, std::uint64_t seed) {
-  return run_workload(ProblemSet{{}, {}, {}, launcher}, conv1d_workload(n, m), seed);
-}
-
-void check_products(const ProblemSet& set, int m, int n, int k, long long salt) {
-  REQUIRE((set.offers(Problem::matmul) || set.offers(Problem::minplus)));
-  const auto seed = test_seed({salt, m, n, k});
-  INFO("m " << m << " n " << n << " k " << k << ", seed " << seed);
-  for (Problem problem : {Problem::matmul, Problem::minplus}) {
-    if (!set.offers(problem))
-      continue;
-    const CheckResult result = run_workload(set, product_workload(problem, m, n, k), seed);
-    INFO(problem_name(problem) << ": " << result.summary(n));
-    CHECK(result.passed);
+void check_products(const Choices& choices, const std::vector<ProductShape>& shapes,
+                    long long salt) {
+  for (const Choice& choice : choices) {
+    INFO(choice.name);
+    REQUIRE((choice.set.offers(Problem::matmul) || choice.set.offers(Problem::minplus)));
+    for (const auto& [m, n, k] : shapes) {
+      const auto seed = test_seed({salt, m, n, k});
+      INFO("m " << m << " n " << n << " k " << k << ", seed " << seed);
+      for (Problem problem : {Problem::matmul, Problem::minplus}) {
+        if (!choice.set.offers(problem))
+          continue;
+        const auto result = run_workload(choice.set, product_workload(problem, m, n, k), seed);
+        INFO(problem_name(problem) << ": " << result.summary(n));
+        CHECK(result.passed);
+      }
+    }
   }
 }
 
-void check_products(const ProductLauncher& matmul, const ProductLauncher& minplus, int m, int n,
-                    int k, long long salt) {
-  check_products(ProblemSet{matmul, minplus, {}, {}}, m, n, k, salt);
-}
-
-void check_products_at_course_sizes(const ProblemSet& set) {
+void check_products_at_course_sizes(const Choices& choices) {
+  std::vector<ProductShape> squares;
   for (int s : kAwkwardSizes)
-    check_products(set, s, s, s, 1);
-  for (const auto& shape : kNonSquareShapes)
-    check_products(set, shape.m, shape.n, shape.k, 2);
+    squares.push_back({s, s, s});
+  check_products(choices, squares, 1);
+  check_products(choices, shapes(kNonSquareShapes), 2);
 }
 
-void check_products_at_course_sizes(const ProductLauncher& matmul, const ProductLauncher& minplus) {
-  check_products_at_course_sizes(ProblemSet{matmul, minplus, {}, {}});
+void check_products_around(const Choices& choices, ProductShape base,
+                           const std::vector<int>& sizes) {
+  std::vector<ProductShape> along_m, along_n, along_k;
+  for (int s : sizes) {
+    along_m.push_back({s, base.n, base.k});
+    along_n.push_back({base.m, s, base.k});
+    along_k.push_back({base.m, base.n, s});
+  }
+  check_products(choices, along_m, 3);
+  check_products(choices, along_n, 4);
+  check_products(choices, along_k, 5);
+}
+
+std::vector<ProductShape> shapes_around_depth(int tile, int depth) {
+  std::vector<ProductShape> around;
+  for (int k : {1, depth - 1, depth, depth + 1, 3 * depth + 5})
+    around.push_back({tile + 1, 2 * tile - 1, k});
+  return around;
 }
 
 void check_conv2d(const Conv2dLauncher& conv2d, const std::vector<ImageShape>& images,
@@ -110,7 +114,8 @@ void check_conv2d(const Conv2dLauncher& conv2d, const std::vector<ImageShape>& i
       const auto seed = test_seed({3, image.h, image.w, mask.mk, mask.ml});
       INFO("image " << image.h << "x" << image.w << " mask " << mask.mk << "x" << mask.ml
                     << ", seed " << seed);
-      const CheckResult result = run_conv2d(conv2d, image.h, image.w, mask.mk, mask.ml, seed);
+      const auto result = run_workload(ProblemSet{{}, {}, conv2d, {}},
+                                       conv2d_workload(image.h, image.w, mask.mk, mask.ml), seed);
       INFO(result.summary(image.w));
       CHECK(result.passed);
     }
@@ -118,10 +123,10 @@ void check_conv2d(const Conv2dLauncher& conv2d, const std::vector<ImageShape>& i
 }
 
 void check_conv1d(const Conv1dLauncher& conv1d, const std::vector<Conv1dShape>& shapes) {
-  for (const auto& sizes : shapes) {
-    const auto seed = test_seed({4, sizes.n, sizes.m});
-    INFO("n " << sizes.n << " m " << sizes.m << ", seed " << seed);
-    const CheckResult result = run_conv1d(conv1d, sizes.n, sizes.m, seed);
+  for (const auto& [n, m] : shapes) {
+    const auto seed = test_seed({4, n, m});
+    INFO("n " << n << " m " << m << ", seed " << seed);
+    const auto result = run_workload(ProblemSet{{}, {}, {}, conv1d}, conv1d_workload(n, m), seed);
     INFO(result.summary());
     CHECK(result.passed);
   }

@@ -1,15 +1,14 @@
-// Helpers shared by the GPU tests of every chapter: the sizes of the course design, deciding
-// whether GPU tests run here, seeds, running one launcher on fresh random inputs with a poisoned
-// output, and the loops over the course's test sizes that every chapter repeats.
+// Shared by the GPU tests of every chapter: the sizes of the course design, deciding whether GPU
+// tests run here, and the checks that run launchers on fresh random inputs (seeded so that a
+// failure can be replayed), with a poisoned output, against the CPU reference.
 #pragma once
 
 #include "course/check.hpp"
 #include "course/problems.hpp"
 
 #include <cstddef>
-#include <cstdint>
-#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace course::testing {
@@ -17,7 +16,6 @@ namespace course::testing {
 /// Square sizes around warp and tile boundaries.
 constexpr int kAwkwardSizes[] = {1, 2, 3, 7, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 257};
 
-/// A product shape m x n x k.
 struct ProductShape {
   int m, n, k;
 };
@@ -26,14 +24,16 @@ constexpr ProductShape kNonSquareShapes[] = {{1, 257, 3},   {257, 1, 65}, {33, 6
                                              {65, 33, 129}, {7, 129, 1},  {130, 63, 200},
                                              {2, 3, 1000}};
 
-/// An image h x w.
 struct ImageShape {
   int h, w;
 };
 /// Images, some smaller than the masks.
 constexpr ImageShape kImageShapes[] = {{1, 1}, {2, 3}, {7, 5}, {37, 29}, {33, 65}, {129, 127}};
 
-/// A mask mk x ml.
+/// Images of several 32 x 32 blocks in both directions, one short of and one past a block, so
+/// that every edge of a tile and of its halo is exercised.
+inline const std::vector<ImageShape> kBlockEdgeImages = {{31, 33}, {64, 65}, {97, 70}};
+
 struct MaskShape {
   int mk, ml;
 };
@@ -52,41 +52,48 @@ constexpr Conv1dShape kConv1dShapes[] = {{1, 1},   {1, 7},   {7, 1},      {100, 
 /// environment variable COURSE_CHECK names @p chapter_label ("ch01") or is "all".
 bool gpu_tests_enabled(const char* chapter_label, bool solution);
 
-/// A seed for one test input: COURSE_TEST_SEED (or a fixed default) mixed with @p parts (sizes),
-/// so every size gets its own fresh inputs and any failure can be replayed.
-std::uint64_t test_seed(std::initializer_list<long long> parts);
+/// The launchers of a chapter at one of the choices a test covers (a step, a tile width, a
+/// thread mapping), with the name a failure reports it by (e.g. "--variant float4").
+struct Choice {
+  std::string name;
+  ProblemSet set;
+};
+using Choices = std::vector<Choice>;
 
-/// Runs @p set's launcher for @p workload on inputs seeded by @p seed, with a poisoned output,
-/// and returns the comparison with the CPU reference.
-CheckResult run_workload(const ProblemSet& set, const Workload& workload, std::uint64_t seed);
+/// The set of the two products {@p matmul, @p minplus}.
+inline ProblemSet products(ProductLauncher matmul, ProductLauncher minplus) {
+  return ProblemSet{std::move(matmul), std::move(minplus), {}, {}};
+}
 
-/// run_workload() for one product launcher: @p problem (matmul or minplus) at m x n x k.
-CheckResult run_product(const ProductLauncher& launcher, Problem problem, int m, int n, int k,
-                        std::uint64_t seed);
+/// One choice per step of a chapter built in steps: @p steps is its kSteps ({step, name}), each
+/// choice named @p prefix followed by the step's name, with the launchers @p at_step(step) gives.
+template <class Steps, class AtStep>
+Choices each_step(const char* prefix, const Steps& steps, AtStep at_step) {
+  Choices choices;
+  for (const auto& step : steps)
+    choices.push_back({prefix + std::string(step.name), at_step(step.step)});
+  return choices;
+}
 
-/// run_workload() for one conv2d launcher: an h x w image and an mk x ml mask.
-CheckResult run_conv2d(const Conv2dLauncher& launcher, int h, int w, int mk, int ml,
-                       std::uint64_t seed);
+/// For every choice, runs its matmul and minplus (those it offers; matmul with the tolerance of
+/// set.arithmetic) at every shape of @p shapes and checks each (Catch2 CHECK, with the choice,
+/// the sizes, the seed and the worst element in the message). @p salt keeps the seeds of
+/// different test cases apart.
+void check_products(const Choices& choices, const std::vector<ProductShape>& shapes,
+                    long long salt);
 
-/// run_workload() for one conv1d launcher: n samples and m taps.
-CheckResult run_conv1d(const Conv1dLauncher& launcher, int n, int m, std::uint64_t seed);
+/// check_products() at every awkward square size (salt 1) and every non-square shape (salt 2).
+void check_products_at_course_sizes(const Choices& choices);
 
-/// The test checks of one product shape: runs the matmul and the minplus of @p set (those it
-/// offers; matmul with the tolerance of set.arithmetic) at m x n x k and checks each (Catch2
-/// CHECK, with the sizes, the seed and the worst element in the message). @p salt keeps the seeds
-/// of different test cases apart.
-void check_products(const ProblemSet& set, int m, int n, int k, long long salt);
+/// check_products() around a tile's edges: @p base with its m (salt 3), then its n (salt 4), then
+/// its k (salt 5) replaced by each of @p sizes.
+void check_products_around(const Choices& choices, ProductShape base,
+                           const std::vector<int>& sizes);
 
-/// check_products() of the set {@p matmul, @p minplus}.
-void check_products(const ProductLauncher& matmul, const ProductLauncher& minplus, int m, int n,
-                    int k, long long salt);
-
-/// check_products() at every awkward square size (salt 1) and every non-square shape (salt 2)
-/// of the course.
-void check_products_at_course_sizes(const ProblemSet& set);
-
-/// check_products_at_course_sizes() of the set {@p matmul, @p minplus}.
-void check_products_at_course_sizes(const ProductLauncher& matmul, const ProductLauncher& minplus);
+/// Shapes whose k is around a step's @p depth: one step holding a single k, a step one short of
+/// full, one full step, a second step holding a single k, and several steps with a part-filled
+/// last one. m = tile + 1 and n = 2 tile - 1 leave the last tiles of C part-filled too.
+std::vector<ProductShape> shapes_around_depth(int tile, int depth);
 
 /// Checks @p conv2d on every image of @p images with every mask of @p masks.
 void check_conv2d(const Conv2dLauncher& conv2d, const std::vector<ImageShape>& images,

@@ -7,16 +7,23 @@
 #include "gpu_support.hpp"
 
 #include <stdexcept>
+#include <string>
 
 namespace testing = course::testing;
 
 namespace {
 
-constexpr course::ThreadMapping kMappings[] = {course::ThreadMapping::coalesced,
-                                               course::ThreadMapping::transposed};
-
-const char* mapping_name(course::ThreadMapping mapping) {
-  return mapping == course::ThreadMapping::coalesced ? "coalesced" : "transposed";
+// Both products in either mapping of the threads.
+testing::Choices both_mappings() {
+  using course::ThreadMapping;
+  testing::Choices mappings;
+  for (const auto mapping : {ThreadMapping::coalesced, ThreadMapping::transposed}) {
+    const char* name = mapping == ThreadMapping::coalesced ? "coalesced" : "transposed";
+    mappings.push_back({std::string("mapping ") + name,
+                        testing::products(course::with_choice(ch01::matmul, mapping),
+                                          course::with_choice(ch01::minplus, mapping))});
+  }
+  return mappings;
 }
 
 }  // namespace
@@ -24,11 +31,7 @@ const char* mapping_name(course::ThreadMapping mapping) {
 TEST_CASE("ch01 matmul and minplus match the reference at the course's sizes, both mappings",
           "[gpu]") {
   COURSE_REQUIRE_GPU();
-  for (const auto mapping : kMappings) {
-    INFO("mapping " << mapping_name(mapping));
-    testing::check_products_at_course_sizes(course::with_choice(ch01::matmul, mapping),
-                                            course::with_choice(ch01::minplus, mapping));
-  }
+  testing::check_products_at_course_sizes(both_mappings());
 }
 
 TEST_CASE(
@@ -38,16 +41,10 @@ TEST_CASE(
   COURSE_REQUIRE_GPU();
   // A block is kBlockX x kBlockY threads: one short of it, exactly it and one more along each
   // axis, with either mapping's x walking the rows or the columns; then long reductions.
-  const testing::ProductShape shapes[] = {{7, 31, 5},  {8, 32, 9},   {9, 33, 3},   {31, 7, 2},
-                                          {33, 9, 11}, {3, 5, 4099}, {1, 1, 10007}};
-  for (const auto mapping : kMappings) {
-    INFO("mapping " << mapping_name(mapping));
-    for (const auto& shape : shapes) {
-      testing::check_products(course::with_choice(ch01::matmul, mapping),
-                              course::with_choice(ch01::minplus, mapping), shape.m, shape.n,
-                              shape.k, 11);
-    }
-  }
+  testing::check_products(
+      both_mappings(),
+      {{7, 31, 5}, {8, 32, 9}, {9, 33, 3}, {31, 7, 2}, {33, 9, 11}, {3, 5, 4099}, {1, 1, 10007}},
+      11);
 }
 
 TEST_CASE("ch01 conv2d matches the reference, images smaller than the mask included", "[gpu]") {

@@ -14,14 +14,22 @@
 namespace testing = course::testing;
 using testing::rejection;
 
+namespace {
+
+// Both products with tile width @p tile.
+testing::Choices with_tile(int tile) {
+  return {{"tile " + std::to_string(tile),
+           testing::products(course::with_choice(ch02::matmul, tile),
+                             course::with_choice(ch02::minplus, tile))}};
+}
+
+}  // namespace
+
 TEST_CASE("ch02 matmul and minplus match the reference at the course's sizes, every tile",
           "[gpu]") {
   COURSE_REQUIRE_GPU();
-  for (int tile : ch02::kTiles) {
-    INFO("tile " << tile);
-    testing::check_products_at_course_sizes(course::with_choice(ch02::matmul, tile),
-                                            course::with_choice(ch02::minplus, tile));
-  }
+  for (int tile : ch02::kTiles)
+    testing::check_products_at_course_sizes(with_tile(tile));
 }
 
 TEST_CASE("ch02 matmul and minplus match the reference for k around a step's depth, every tile",
@@ -29,24 +37,15 @@ TEST_CASE("ch02 matmul and minplus match the reference for k around a step's dep
   COURSE_REQUIRE_GPU();
   for (int tile : ch02::kTiles) {
     const int depth = ch02::product_depth(tile);
-    // One step holding a single k, a step one short of full, one full step, a second step
-    // holding a single k, and several steps with a part-filled last one. m and n leave the
-    // last tiles of C part-filled too.
-    for (int k : {1, depth - 1, depth, depth + 1, 3 * depth + 5}) {
-      INFO("tile " << tile << ", depth " << depth);
-      testing::check_products(course::with_choice(ch02::matmul, tile),
-                              course::with_choice(ch02::minplus, tile), tile + 1, 2 * tile - 1, k,
-                              3);
-    }
+    INFO("depth " << depth);
+    testing::check_products(with_tile(tile), testing::shapes_around_depth(tile, depth), 3);
   }
 }
 
 TEST_CASE("ch02 conv2d matches the reference for every compiled mask, small images included",
           "[gpu]") {
   COURSE_REQUIRE_GPU();
-  // Beyond the design's images: several blocks in both directions, and shapes one short of and
-  // one past a 32 x 32 block, so every edge of a tile and of its halo is exercised.
-  const auto images = testing::shapes(testing::kImageShapes, {{31, 33}, {64, 65}, {97, 70}});
+  const auto images = testing::shapes(testing::kImageShapes, testing::kBlockEdgeImages);
   std::vector<testing::MaskShape> masks;
   for (int side : ch02::kMaskSides)
     masks.push_back({side, side});

@@ -14,9 +14,7 @@
 #include <vector>
 
 namespace testing = course::testing;
-using course::Problem;
 using course::with_choice;
-using testing::test_seed;
 
 namespace {
 
@@ -27,10 +25,6 @@ constexpr int kTileChoices[] = {32, 16, 8, 4, 12, 24, 13};
 // conv2d block widths: the three that --block offers (the first is the default), and odd widths,
 // where a warp spans parts of several tile rows.
 constexpr int kBlockChoices[] = {32, 16, 8, 5, 13};
-
-// Square conv2d masks beyond the course's: every side the dispatch compiles, and one it does not.
-const std::vector<course::testing::MaskShape> kSquareMasks = {
-    {5, 5}, {7, 7}, {9, 9}, {11, 11}, {15, 15}};
 
 // The dynamic shared bytes of the last checked launch.
 std::size_t last_launch_bytes() {
@@ -45,16 +39,34 @@ std::string last_launch_kernel() {
   return log.empty() ? std::string() : course::query_kernel(log.back()).name;
 }
 
+// A launcher that runs @p launcher and checks that the launch ran the kernel named @p kernel.
+template <class Launcher>
+auto expecting_kernel(Launcher launcher, std::string kernel) {
+  return [launcher, kernel](auto... arguments) {
+    launcher(arguments...);
+    CHECK(last_launch_kernel() == kernel);
+  };
+}
+
+// Both products with tile width @p tile, in the plain variant or, with @p dispatch, in the one that
+// sends a width to the kernel compiled for it.
+testing::Choices with_tile(int tile, bool dispatch = false) {
+  if (dispatch) {
+    return {{"tile " + std::to_string(tile) + ", dispatch",
+             testing::products(with_choice(ch03::dispatch::matmul, tile),
+                               with_choice(ch03::dispatch::minplus, tile))}};
+  }
+  return {{"tile " + std::to_string(tile),
+           testing::products(with_choice(ch03::matmul, tile), with_choice(ch03::minplus, tile))}};
+}
+
 }  // namespace
 
 TEST_CASE("ch03 matmul and minplus match the reference at the course's sizes, every tile",
           "[gpu]") {
   COURSE_REQUIRE_GPU();
-  for (int tile : kTileChoices) {
-    INFO("tile " << tile);
-    testing::check_products_at_course_sizes(with_choice(ch03::matmul, tile),
-                                            with_choice(ch03::minplus, tile));
-  }
+  for (int tile : kTileChoices)
+    testing::check_products_at_course_sizes(with_tile(tile));
 }
 
 TEST_CASE("ch03 matmul and minplus, both variants, match the reference for k around a step's depth",
@@ -62,41 +74,29 @@ TEST_CASE("ch03 matmul and minplus, both variants, match the reference for k aro
   COURSE_REQUIRE_GPU();
   for (int tile : kTileChoices) {
     const int depth = ch03::product_depth(tile);
-    // One step holding a single k, a step one short of full, one full step, a second step
-    // holding a single k, and several steps with a part-filled last one. m and n leave the
-    // last tiles of C part-filled too.
-    for (int k : {1, depth - 1, depth, depth + 1, 3 * depth + 5}) {
-      INFO("tile " << tile << ", depth " << depth << ", k " << k);
-      testing::check_products(with_choice(ch03::matmul, tile), with_choice(ch03::minplus, tile),
-                              tile + 1, 2 * tile - 1, k, 3);
-      INFO("dispatch");
-      testing::check_products(with_choice(ch03::dispatch::matmul, tile),
-                              with_choice(ch03::dispatch::minplus, tile), tile + 1, 2 * tile - 1, k,
-                              4);
-    }
+    INFO("depth " << depth);
+    testing::check_products(with_tile(tile), testing::shapes_around_depth(tile, depth), 3);
+    testing::check_products(with_tile(tile, true), testing::shapes_around_depth(tile, depth), 4);
   }
 }
 
 TEST_CASE("ch03 products launch with the buffer their tile width needs", "[gpu]") {
   COURSE_REQUIRE_GPU();
   for (int tile : {32, 16, 8, 4, 13}) {
-    const auto seed = test_seed({5, tile});
-    INFO("tile " << tile << ", seed " << seed);
-    const auto product =
-        testing::run_product(with_choice(ch03::matmul, tile), Problem::matmul, 70, 45, 99, seed);
-    INFO(product.summary(45));
-    CHECK(product.passed);
-    CHECK(last_launch_bytes() == ch03::product_shared_bytes(tile));
-    // The A tile (tile x 2 tile floats), then the B tile (2 tile x tile).
-    CHECK(last_launch_bytes() == 4 * std::size_t(tile) * tile * sizeof(float));
+    const auto matmul = [tile](auto... arguments) {
+      ch03::matmul(arguments..., tile);
+      CHECK(last_launch_bytes() == ch03::product_shared_bytes(tile));
+      // The A tile (tile x 2 tile floats), then the B tile (2 tile x tile).
+      CHECK(last_launch_bytes() == 4 * std::size_t(tile) * tile * sizeof(float));
+    };
+    testing::check_products({{"tile " + std::to_string(tile), testing::products(matmul, {})}},
+                            {{70, 45, 99}}, 5);
   }
 }
 
 TEST_CASE("ch03 conv2d matches the reference for run-time masks and blocks", "[gpu]") {
   COURSE_REQUIRE_GPU();
-  // Images beyond the design's list: several blocks in both directions, and shapes one short of
-  // and one past a 32 x 32 block, so every edge of a tile and of its halo is exercised.
-  const auto images = testing::shapes(testing::kImageShapes, {{31, 33}, {64, 65}, {97, 70}});
+  const auto images = testing::shapes(testing::kImageShapes, testing::kBlockEdgeImages);
   // Masks beyond the design's list: long and flat, larger than 13 and not square, and the largest
   // allowed (63 x 63, which needs the opt-in above 48 KB with 32 x 32 blocks).
   const auto masks = testing::shapes(
@@ -113,14 +113,12 @@ TEST_CASE("ch03 conv2d opts in above 48 KB for the largest mask", "[gpu]") {
   const int side = course::kMaxMaskSide;
   const std::size_t bytes = ch03::conv2d_shared_bytes(ch03::kMaxBlock, side, side);
   REQUIRE(ch03::needs_opt_in(bytes));
-  const auto seed = test_seed({6, side});
-  INFO("image 150x200, mask " << side << "x" << side << ", block 32, " << bytes << " bytes, seed "
-                              << seed);
-  const auto result =
-      testing::run_conv2d(with_choice(ch03::conv2d, ch03::kMaxBlock), 150, 200, side, side, seed);
-  INFO(result.summary(200));
-  CHECK(result.passed);
-  CHECK(last_launch_bytes() == bytes);
+  INFO("block 32, " << bytes << " bytes");
+  const auto conv2d = [&](auto... arguments) {
+    ch03::conv2d(arguments..., ch03::kMaxBlock);
+    CHECK(last_launch_bytes() == bytes);
+  };
+  testing::check_conv2d(conv2d, {{150, 200}}, {{side, side}});
 }
 
 TEST_CASE("ch03 conv1d matches the reference, from 1 tap to the largest mask", "[gpu]") {
@@ -130,21 +128,12 @@ TEST_CASE("ch03 conv1d matches the reference, from 1 tap to the largest mask", "
   // Beyond the design's list: outputs that end one short of, on, and one past a block; a halo of
   // exactly one block and one past it (m = 257, 258); primes; several blocks; and the largest mask
   // on short and long signals (m > n, m = n).
-  const auto shapes = testing::shapes(testing::kConv1dShapes, {{kBlock, 1},
-                                                               {kBlock + 1, 1},
-                                                               {kBlock - 9, 10},
-                                                               {kBlock - 1, 2},
-                                                               {2, kBlock},
-                                                               {31, kBlock + 1},
-                                                               {kBlock, kBlock + 2},
-                                                               {3 * kBlock + 17, 127},
-                                                               {1009, 13},
-                                                               {20000, 10},
-                                                               {1, kMost},
-                                                               {2, kMost - 1},
-                                                               {kMost, kMost},
-                                                               {kMost - 1, kMost},
-                                                               {9000, kMost}});
+  // clang-format off
+  const std::vector<testing::Conv1dShape> more = {
+      {kBlock, 1}, {kBlock + 1, 1}, {kBlock - 9, 10}, {kBlock - 1, 2}, {2, kBlock},
+      {31, kBlock + 1}, {kBlock, kBlock + 2}, {3 * kBlock + 17, 127}, {1009, 13}, {20000, 10},
+      {1, kMost}, {2, kMost - 1}, {kMost, kMost}, {kMost - 1, kMost}, {9000, kMost}};
+  // clang-format on
   // Each shape's launch must use the buffer its mask length needs.
   const course::Conv1dLauncher conv1d = [](const float* a, int n, const float* b, int m, float* y,
                                            cudaStream_t stream) {
@@ -153,24 +142,24 @@ TEST_CASE("ch03 conv1d matches the reference, from 1 tap to the largest mask", "
     // The taps, then the block's outputs' inputs and the halo of m - 1 before them.
     CHECK(last_launch_bytes() == (2 * std::size_t(m) + kBlock - 1) * sizeof(float));
   };
-  testing::check_conv1d(conv1d, shapes);
+  testing::check_conv1d(conv1d, testing::shapes(testing::kConv1dShapes, more));
 }
 
 TEST_CASE("ch03 dispatch matmul and minplus match the reference at the course's sizes, every tile",
           "[gpu]") {
   COURSE_REQUIRE_GPU();
-  for (int tile : kTileChoices) {
-    INFO("tile " << tile << ", dispatch");
-    testing::check_products_at_course_sizes(with_choice(ch03::dispatch::matmul, tile),
-                                            with_choice(ch03::dispatch::minplus, tile));
-  }
+  for (int tile : kTileChoices)
+    testing::check_products_at_course_sizes(with_tile(tile, true));
 }
 
 TEST_CASE("ch03 dispatch conv2d matches the reference, compiled masks and the others", "[gpu]") {
   COURSE_REQUIRE_GPU();
-  const auto images = testing::shapes(testing::kImageShapes, {{31, 33}, {64, 65}, {97, 70}});
-  auto masks = testing::shapes(testing::kMaskShapes, kSquareMasks);
-  masks.push_back({course::kMaxMaskSide, course::kMaxMaskSide});
+  const auto images = testing::shapes(testing::kImageShapes, testing::kBlockEdgeImages);
+  // Square masks beyond the course's: every side the dispatch compiles, one it does not, and the
+  // largest.
+  const auto masks = testing::shapes(
+      testing::kMaskShapes,
+      {{5, 5}, {7, 7}, {9, 9}, {11, 11}, {15, 15}, {course::kMaxMaskSide, course::kMaxMaskSide}});
   for (int block : {32, 16, 13}) {
     INFO("block " << block << ", dispatch");
     testing::check_conv2d(with_choice(ch03::dispatch::conv2d, block), images, masks);
@@ -182,19 +171,15 @@ TEST_CASE("ch03 dispatch runs the kernel compiled for a size, and the plain one 
   COURSE_REQUIRE_GPU();
   // The kernels are named as the report names them: widths 32, 16 and 8 have their own.
   for (int tile : {32, 16, 8, 12, 5}) {
-    const auto seed = test_seed({7, tile});
-    INFO("tile " << tile << ", seed " << seed);
     const bool compiled = tile == 32 || tile == 16 || tile == 8;
     const std::string width = compiled ? ", " + std::to_string(tile) : "";
     const std::string kernel = compiled ? "ch03::dispatch::product_kernel" : "ch03::product_kernel";
-    const auto matmul = testing::run_product(with_choice(ch03::dispatch::matmul, tile),
-                                             Problem::matmul, 70, 45, 99, seed);
-    CHECK(matmul.passed);
-    CHECK(last_launch_kernel() == kernel + "<course::PlusTimes" + width + ">");
-    const auto minplus = testing::run_product(with_choice(ch03::dispatch::minplus, tile),
-                                              Problem::minplus, 70, 45, 99, seed);
-    CHECK(minplus.passed);
-    CHECK(last_launch_kernel() == kernel + "<course::MinPlus" + width + ">");
+    const auto set =
+        testing::products(expecting_kernel(with_choice(ch03::dispatch::matmul, tile),
+                                           kernel + "<course::PlusTimes" + width + ">"),
+                          expecting_kernel(with_choice(ch03::dispatch::minplus, tile),
+                                           kernel + "<course::MinPlus" + width + ">"));
+    testing::check_products({{"tile " + std::to_string(tile), set}}, {{70, 45, 99}}, 7);
   }
   const struct {
     int block, mk, ml;
@@ -208,12 +193,9 @@ TEST_CASE("ch03 dispatch runs the kernel compiled for a size, and the plain one 
       {16, 13, 13, "ch03::conv2d_kernel"},
   };
   for (const auto& expected : convolutions) {
-    const auto seed = test_seed({8, expected.block, expected.mk, expected.ml});
-    INFO("block " << expected.block << ", mask " << expected.mk << "x" << expected.ml << ", seed "
-                  << seed);
-    const auto result = testing::run_conv2d(with_choice(ch03::dispatch::conv2d, expected.block), 45,
-                                            70, expected.mk, expected.ml, seed);
-    CHECK(result.passed);
-    CHECK(last_launch_kernel() == expected.kernel);
+    INFO("block " << expected.block);
+    testing::check_conv2d(
+        expecting_kernel(with_choice(ch03::dispatch::conv2d, expected.block), expected.kernel),
+        {{45, 70}}, {{expected.mk, expected.ml}});
   }
 }

@@ -1,7 +1,6 @@
-// Chapter 4 kernels against the CPU reference: every step of the product at the course's awkward
-// sizes, sizes just below, at and above multiples of the 64 x 64 tile, non-square shapes, every
-// conv2d path, and conv1d around its strips, runs and float4 taps. Built twice: against the
-// solution (label "solutions") and against your kernels (label "ch04").
+// Chapter 4 kernels against the CPU reference: every step of the product, every conv2d path, and
+// conv1d around its strips, runs and float4 taps. Built twice: against the solution (label
+// "solutions") and against your kernels (label "ch04").
 #include <kernels.cuh>
 #include "chapters/04_register_blocking/launch.cuh"
 #include "chapters/04_register_blocking/bug_hunt.cuh"
@@ -16,42 +15,36 @@ using course::with_choice;
 
 namespace {
 
-// Around the 64-wide tile and the 4-wide k batch.
-constexpr int kTileEdges[] = {4, 5, 62, 63, 64, 65, 66, 127, 128, 129, 191, 192, 193};
+// Both products at every step.
+testing::Choices every_step() {
+  return testing::each_step("--variant ", ch04::kSteps, [](ch04::Step step) {
+    return testing::products(with_choice(ch04::matmul, step), with_choice(ch04::minplus, step));
+  });
+}
 
 }  // namespace
 
 TEST_CASE("ch04 products match the reference at the course's sizes, every step", "[gpu]") {
   COURSE_REQUIRE_GPU();
-  for (const ch04::StepName& step : ch04::kSteps) {
-    INFO("--step " << step.name);
-    const auto matmul = with_choice(ch04::matmul, step.step);
-    const auto minplus = with_choice(ch04::minplus, step.step);
-    testing::check_products_at_course_sizes(matmul, minplus);
-    testing::check_products(matmul, minplus, 300, 200, 100, 2);
-  }
+  testing::check_products_at_course_sizes(every_step());
+  testing::check_products(every_step(), {{300, 200, 100}}, 2);
 }
 
 TEST_CASE("ch04 products match the reference around multiples of the tile, every step", "[gpu]") {
   COURSE_REQUIRE_GPU();
-  for (const ch04::StepName& step : ch04::kSteps) {
-    INFO("--step " << step.name);
-    const auto matmul = with_choice(ch04::matmul, step.step);
-    const auto minplus = with_choice(ch04::minplus, step.step);
-    for (int s : kTileEdges) {
-      testing::check_products(matmul, minplus, s, 64, 64, 3);  // m around the tile
-      testing::check_products(matmul, minplus, 64, s, 64, 4);  // n around the tile
-      testing::check_products(matmul, minplus, 64, 64, s, 5);  // k around the batch
-    }
-  }
+  // m and n around the 64-wide tile, k around the 4-wide batch.
+  testing::check_products_around(every_step(), {64, 64, 64},
+                                 {4, 5, 62, 63, 64, 65, 66, 127, 128, 129, 191, 192, 193});
 }
 
 TEST_CASE("ch04 products are the solution's by default", "[gpu]") {
   COURSE_REQUIRE_GPU();
   // The launchers called without a step (as the ladder calls them) run the first step offered.
   CHECK(ch04::kSteps[0].step == ch04::Step::prefetch);
-  testing::check_products([](auto... arguments) { ch04::matmul(arguments...); },
-                          [](auto... arguments) { ch04::minplus(arguments...); }, 129, 65, 33, 6);
+  const auto matmul = [](auto... arguments) { ch04::matmul(arguments...); };
+  const auto minplus = [](auto... arguments) { ch04::minplus(arguments...); };
+  testing::check_products({{"no step given", testing::products(matmul, minplus)}}, {{129, 65, 33}},
+                          6);
 }
 
 TEST_CASE("ch04 conv2d matches the reference for every compiled mask and the generic path",
@@ -89,27 +82,14 @@ TEST_CASE("ch04 conv1d matches the reference, from 1 tap to the largest mask", "
   // Beyond the course's list: outputs that end one short of, on and one past a block's run or a
   // thread's strip of 4; tap counts around a float4 (1 to 9) with a halo of exactly a run and one
   // past; primes; and the largest mask on short and long signals (m > n, m = n).
-  const auto shapes = testing::shapes(testing::kConv1dShapes, {{kRun, 1},
-                                                               {kRun + 1, 1},
-                                                               {kRun - 1, 2},
-                                                               {kRun - 3, 4},
-                                                               {kRun - 4, 5},
-                                                               {2, 3},
-                                                               {3, 2},
-                                                               {5, 6},
-                                                               {6, 8},
-                                                               {11, 9},
-                                                               {2, kRun + 1},
-                                                               {31, kRun + 2},
-                                                               {3 * kRun + 17, 127},
-                                                               {1009, 13},
-                                                               {20011, 31},
-                                                               {1, kMost},
-                                                               {2, kMost - 1},
-                                                               {kMost, kMost},
-                                                               {kMost - 1, kMost},
-                                                               {9001, kMost - 3}});
-  testing::check_conv1d(ch04::conv1d, shapes);
+  // clang-format off
+  const std::vector<testing::Conv1dShape> more = {
+      {kRun, 1}, {kRun + 1, 1}, {kRun - 1, 2}, {kRun - 3, 4}, {kRun - 4, 5}, {2, 3}, {3, 2},
+      {5, 6}, {6, 8}, {11, 9}, {2, kRun + 1}, {31, kRun + 2}, {3 * kRun + 17, 127}, {1009, 13},
+      {20011, 31}, {1, kMost}, {2, kMost - 1}, {kMost, kMost}, {kMost - 1, kMost},
+      {9001, kMost - 3}};
+  // clang-format on
+  testing::check_conv1d(ch04::conv1d, testing::shapes(testing::kConv1dShapes, more));
 }
 
 TEST_CASE("ch04 conv1d refuses masks it cannot hold and outputs past INT_MAX", "[gpu]") {
@@ -128,17 +108,14 @@ TEST_CASE("ch04 float4 step is right in any layout of the results, the bug hunt'
           "[gpu]") {
   COURSE_REQUIRE_GPU();
   // The bug hunt's layout changes which bank each thread reads, not what it computes.
-  const auto matmul = [](const float* A, const float* B, float* C, int m, int n, int k,
-                         cudaStream_t s) {
-    using Semiring = course::PlusTimes;
-    ch04::launch_padded<Semiring>(ch04::float4_product_kernel<Semiring, ch04::bug::SideBySide>, A,
-                                  B, C, m, n, k, s);
+  const auto side_by_side = [](auto semiring) {
+    using Semiring = decltype(semiring);
+    return [](const float* A, const float* B, float* C, int m, int n, int k, cudaStream_t s) {
+      ch04::launch_padded<Semiring>(ch04::float4_product_kernel<Semiring, ch04::bug::SideBySide>, A,
+                                    B, C, m, n, k, s);
+    };
   };
-  const auto minplus = [](const float* A, const float* B, float* C, int m, int n, int k,
-                          cudaStream_t s) {
-    using Semiring = course::MinPlus;
-    ch04::launch_padded<Semiring>(ch04::float4_product_kernel<Semiring, ch04::bug::SideBySide>, A,
-                                  B, C, m, n, k, s);
-  };
-  testing::check_products(matmul, minplus, 129, 65, 33, 7);
+  const auto set =
+      testing::products(side_by_side(course::PlusTimes{}), side_by_side(course::MinPlus{}));
+  testing::check_products({{"float4, side by side", set}}, {{129, 65, 33}}, 7);
 }

@@ -1,7 +1,5 @@
-// Chapter 5 kernels against the CPU reference, every step of the product: the course's awkward
-// sizes, sizes just below, at and above multiples of the 128 x 128 tile, of a warp tile and of the
-// 16-step batch, one and two batches, k much larger than m and n, and non-square shapes.
-// Built twice: against the solution (label "solutions") and against your kernels (label "ch05").
+// Chapter 5 kernels against the CPU reference, every step of the product. Built twice: against
+// the solution (label "solutions") and against your kernels (label "ch05").
 #include <kernels.cuh>
 #include "chapters/05_warp_tiling_pipeline/launch.cuh"
 
@@ -13,60 +11,51 @@ using course::with_choice;
 
 namespace {
 
-// Around the 128-wide tile, the warp tiles (32 rows, 64 columns) and the 16-step batch.
-constexpr int kTileEdges[] = {15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257};
+// Both products at every step.
+testing::Choices every_step() {
+  return testing::each_step("--variant ", ch05::kSteps, [](ch05::Step step) {
+    return testing::products(with_choice(ch05::matmul, step), with_choice(ch05::minplus, step));
+  });
+}
 
 }  // namespace
 
 TEST_CASE("ch05 products match the reference at the course's sizes, every step", "[gpu]") {
   COURSE_REQUIRE_GPU();
-  for (const ch05::StepName& step : ch05::kSteps) {
-    INFO("--variant " << step.name);
-    const auto matmul = with_choice(ch05::matmul, step.step);
-    const auto minplus = with_choice(ch05::minplus, step.step);
-    testing::check_products_at_course_sizes(matmul, minplus);
-    testing::check_products(matmul, minplus, 300, 200, 100, 2);
-  }
+  testing::check_products_at_course_sizes(every_step());
+  testing::check_products(every_step(), {{300, 200, 100}}, 2);
 }
 
 TEST_CASE(
     "ch05 products match the reference around multiples of the tile and the batch, every step",
     "[gpu]") {
   COURSE_REQUIRE_GPU();
-  for (const ch05::StepName& step : ch05::kSteps) {
-    INFO("--variant " << step.name);
-    const auto matmul = with_choice(ch05::matmul, step.step);
-    const auto minplus = with_choice(ch05::minplus, step.step);
-    for (int s : kTileEdges) {
-      testing::check_products(matmul, minplus, s, 128, 48, 3);   // m around the tile
-      testing::check_products(matmul, minplus, 128, s, 48, 4);   // n around the tile
-      testing::check_products(matmul, minplus, 128, 128, s, 5);  // k around the batch
-    }
-  }
+  // m and n around the 128-wide tile and the warp tiles (32 rows, 64 columns), k around the
+  // 16-step batch.
+  testing::check_products_around(
+      every_step(), {128, 128, 48},
+      {15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257});
 }
 
 TEST_CASE("ch05 products match the reference when k is much larger than m and n, every step",
           "[gpu]") {
   COURSE_REQUIRE_GPU();
-  for (const ch05::StepName& step : ch05::kSteps) {
-    INFO("--variant " << step.name);
-    const auto matmul = with_choice(ch05::matmul, step.step);
-    const auto minplus = with_choice(ch05::minplus, step.step);
-    // Many trips through the stages, and blocks that are mostly padding.
-    testing::check_products(matmul, minplus, 3, 5, 5000, 6);
-    testing::check_products(matmul, minplus, 129, 130, 4099, 7);
-    testing::check_products(matmul, minplus, 1, 1, 65537, 8);
-    // Primes in every dimension, none a multiple of anything in the kernel; several blocks.
-    testing::check_products(matmul, minplus, 131, 263, 1031, 9);
-  }
+  // Many trips through the stages, and blocks that are mostly padding.
+  testing::check_products(every_step(), {{3, 5, 5000}}, 6);
+  testing::check_products(every_step(), {{129, 130, 4099}}, 7);
+  testing::check_products(every_step(), {{1, 1, 65537}}, 8);
+  // Primes in every dimension, none a multiple of anything in the kernel; several blocks.
+  testing::check_products(every_step(), {{131, 263, 1031}}, 9);
 }
 
 TEST_CASE("ch05 products are the solution's by default", "[gpu]") {
   COURSE_REQUIRE_GPU();
   // The launchers called without a step (as the ladder and chapter 6 call them) run the pipeline.
   CHECK(ch05::kSteps[0].step == ch05::Step::pipeline);
-  testing::check_products([](auto... arguments) { ch05::matmul(arguments...); },
-                          [](auto... arguments) { ch05::minplus(arguments...); }, 129, 65, 33, 10);
+  const auto matmul = [](auto... arguments) { ch05::matmul(arguments...); };
+  const auto minplus = [](auto... arguments) { ch05::minplus(arguments...); };
+  testing::check_products({{"no step given", testing::products(matmul, minplus)}}, {{129, 65, 33}},
+                          10);
 }
 
 TEST_CASE("ch05 refuses products too large to pad before allocating anything", "[gpu]") {

@@ -1,91 +1,63 @@
-// Chapter 6 kernels against the CPU reference, with the TF32 tolerance (course/check.hpp), for
-// every step of the lesson (mma, ldmatrix, pipeline, swizzle): the course's awkward sizes, sizes
-// just below, at and above multiples of the 128 x 256 block tile, of the 64 x 64 warp tile, of the
-// 16 x 8 instruction tile and of the 32-step batch, one, two and three batches (fewer than the
-// pipeline's stages), and k much larger than m and n.
-// Built twice: against the solution (label "solutions") and against your kernels (label "ch06").
+// Chapter 6 kernels against the CPU reference, with the TF32 tolerance (course/check.hpp), every
+// step of the lesson (mma, ldmatrix, pipeline, swizzle). Built twice: against the solution
+// (label "solutions") and against your kernels (label "ch06").
 #include <kernels.cuh>
 #include "chapters/06_tensor_cores/launch.cuh"
 
 #include "catch.hpp"
 #include "gpu_support.hpp"
 
-#include <string>
-
 namespace testing = course::testing;
 
 namespace {
 
-// Step @p step's launcher, checked as the TF32 product it is.
-course::ProblemSet tensor_core_product(ch06::Step step) {
-  course::ProblemSet set;
-  set.matmul = course::with_choice(ch06::matmul, step);
-  set.arithmetic = ch06::matmul_arithmetic();
-  return set;
+// Every step's launcher, checked as the TF32 product it is.
+testing::Choices every_step() {
+  return testing::each_step("step ", ch06::kSteps, [](ch06::Step step) {
+    return course::ProblemSet{
+        course::with_choice(ch06::matmul, step), {}, {}, {}, ch06::matmul_arithmetic()};
+  });
 }
-
-// Around the instruction tile (16 x 8 x 8), the warp tile (64), the batch (32) and the block tile
-// (128 rows, 256 columns).
-constexpr int kEdges[] = {7,  8,   9,   15,  16,  17,  31,  32,  33,  63, 64,
-                          65, 127, 128, 129, 255, 256, 257, 383, 384, 385};
 
 }  // namespace
 
 TEST_CASE("ch06 matmul matches the reference at the course's sizes, every step", "[gpu]") {
   COURSE_REQUIRE_GPU();
-  for (const ch06::StepName& step : ch06::kSteps) {
-    INFO("step " << step.name);
-    testing::check_products_at_course_sizes(tensor_core_product(step.step));
-    testing::check_products(tensor_core_product(step.step), 300, 200, 100, 2);
-  }
+  testing::check_products_at_course_sizes(every_step());
+  testing::check_products(every_step(), {{300, 200, 100}}, 2);
 }
 
 TEST_CASE("ch06 matmul matches the reference around every tile boundary, every step", "[gpu]") {
   COURSE_REQUIRE_GPU();
-  for (const ch06::StepName& step : ch06::kSteps) {
-    INFO("step " << step.name);
-    for (int s : kEdges) {
-      testing::check_products(tensor_core_product(step.step), s, 256, 64, 3);   // m
-      testing::check_products(tensor_core_product(step.step), 128, s, 64, 4);   // n
-      testing::check_products(tensor_core_product(step.step), 128, 256, s, 5);  // k
-    }
-  }
+  // Around the instruction tile (16 x 8 x 8), the warp tile (64), the batch (32) and the block
+  // tile (128 rows, 256 columns).
+  testing::check_products_around(
+      every_step(), {128, 256, 64},
+      {7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 383, 384, 385});
 }
 
 TEST_CASE("ch06 matmul with one to four batches: fewer than, as many as and more than the stages",
           "[gpu]") {
   COURSE_REQUIRE_GPU();
-  for (const ch06::StepName& step : ch06::kSteps) {
-    INFO("step " << step.name);
-    for (int k : {1, 32, 33, 64, 65, 96, 97, 128})
-      testing::check_products(tensor_core_product(step.step), 131, 263, k, 9);
-  }
+  for (int k : {1, 32, 33, 64, 65, 96, 97, 128})
+    testing::check_products(every_step(), {{131, 263, k}}, 9);
 }
 
 TEST_CASE("ch06 matmul matches the reference when k is much larger than m and n", "[gpu]") {
   COURSE_REQUIRE_GPU();
-  for (const ch06::StepName& step : ch06::kSteps) {
-    INFO("step " << step.name);
-    testing::check_products(tensor_core_product(step.step), 3, 5, 5000, 6);
-    testing::check_products(tensor_core_product(step.step), 129, 257, 4099, 7);
-  }
+  testing::check_products(every_step(), {{3, 5, 5000}}, 6);
+  testing::check_products(every_step(), {{129, 257, 4099}}, 7);
 }
 
 TEST_CASE("ch06 matmul writes odd widths and unaligned rows one float at a time", "[gpu]") {
   COURSE_REQUIRE_GPU();
   // n odd: no float2 stores; the last column of every row is a lone element.
-  for (const ch06::StepName& step : ch06::kSteps) {
-    INFO("step " << step.name);
-    for (int n : {1, 3, 255, 257})
-      testing::check_products(tensor_core_product(step.step), 65, n, 40, 8);
-  }
+  for (int n : {1, 3, 255, 257})
+    testing::check_products(every_step(), {{65, n, 40}}, 8);
 }
 
 TEST_CASE("ch06 matmul takes several blocks in both directions, every step", "[gpu]") {
   COURSE_REQUIRE_GPU();
   // 3 x 3 blocks, neither m nor n a multiple of its tile, k prime.
-  for (const ch06::StepName& step : ch06::kSteps) {
-    INFO("step " << step.name);
-    testing::check_products(tensor_core_product(step.step), 293, 599, 211, 10);
-  }
+  testing::check_products(every_step(), {{293, 599, 211}}, 10);
 }

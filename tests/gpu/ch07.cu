@@ -1,10 +1,7 @@
-// Chapter 7 kernels against the CPU reference, with the TF32 tolerance (course/check.hpp), for
-// every step of the lesson (tma, pipeline, specialized, grouped): the course's awkward sizes, sizes
-// just below, at and above multiples of the 128 x 256 block tile, of the 64-row wgmma and of the
-// 32-step stage, fewer batches than stages, k not a multiple of 4 (A then goes through the
-// pre-pass), k much larger than m and n, and more tiles than the GPU runs at once.
-// Built twice: against the solution (label "solutions") and against your kernels (label "ch07").
-// On a GPU other than a Hopper (compute capability 9.0) every case is skipped: matmul() refuses it.
+// Chapter 7 kernels against the CPU reference, with the TF32 tolerance (course/check.hpp), every
+// step of the lesson (tma, pipeline, specialized, grouped). Built twice: against the solution
+// (label "solutions") and against your kernels (label "ch07"). On a GPU other than a Hopper
+// (compute capability 9.0) every case is skipped: matmul() refuses it.
 #include <kernels.cuh>
 #include "chapters/07_tma_wgmma/launch.cuh"
 
@@ -17,12 +14,12 @@ namespace testing = course::testing;
 
 namespace {
 
-// Step @p step's launcher, checked as the TF32 product it is.
-course::ProblemSet hopper_product(ch07::Step step) {
-  course::ProblemSet set;
-  set.matmul = course::with_choice(ch07::matmul, step);
-  set.arithmetic = ch07::matmul_arithmetic();
-  return set;
+// Every step's launcher, checked as the TF32 product it is.
+testing::Choices every_step() {
+  return testing::each_step("step ", ch07::kSteps, [](ch07::Step step) {
+    return course::ProblemSet{
+        course::with_choice(ch07::matmul, step), {}, {}, {}, ch07::matmul_arithmetic()};
+  });
 }
 
 // Whether this GPU is a Hopper; if not, the case is skipped with the reason. A failing query
@@ -38,10 +35,6 @@ bool on_hopper() {
   return false;
 }
 
-// Around the stage (32 k-steps, 128-byte rows), the wgmma (64 rows) and the block tile (128 rows,
-// 256 columns).
-constexpr int kEdges[] = {1, 3, 4, 5, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 385};
-
 }  // namespace
 
 #define COURSE_REQUIRE_HOPPER() \
@@ -51,61 +44,43 @@ constexpr int kEdges[] = {1, 3, 4, 5, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255
 
 TEST_CASE("ch07 matmul matches the reference at the course's sizes, every step", "[gpu]") {
   COURSE_REQUIRE_HOPPER();
-  for (const ch07::StepName& step : ch07::kSteps) {
-    INFO("step " << step.name);
-    testing::check_products_at_course_sizes(hopper_product(step.step));
-    testing::check_products(hopper_product(step.step), 300, 200, 100, 2);
-  }
+  testing::check_products_at_course_sizes(every_step());
+  testing::check_products(every_step(), {{300, 200, 100}}, 2);
 }
 
 TEST_CASE("ch07 matmul matches the reference around every tile boundary, every step", "[gpu]") {
   COURSE_REQUIRE_HOPPER();
-  for (const ch07::StepName& step : ch07::kSteps) {
-    INFO("step " << step.name);
-    for (int s : kEdges) {
-      testing::check_products(hopper_product(step.step), s, 256, 64, 3);   // m
-      testing::check_products(hopper_product(step.step), 128, s, 64, 4);   // n
-      testing::check_products(hopper_product(step.step), 128, 256, s, 5);  // k
-    }
-  }
+  // Around the stage (32 k-steps, 128-byte rows), the wgmma (64 rows) and the block tile (128
+  // rows, 256 columns); k not a multiple of 4 sends A through the pre-pass.
+  testing::check_products_around(
+      every_step(), {128, 256, 64},
+      {1, 3, 4, 5, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 385});
 }
 
 TEST_CASE("ch07 matmul with one to six batches: fewer than, as many as and more than the stages",
           "[gpu]") {
   COURSE_REQUIRE_HOPPER();
-  for (const ch07::StepName& step : ch07::kSteps) {
-    INFO("step " << step.name);
-    for (int k : {1, 2, 32, 33, 64, 96, 97, 128, 129, 160, 192})
-      testing::check_products(hopper_product(step.step), 131, 263, k, 9);
-  }
+  for (int k : {1, 2, 32, 33, 64, 96, 97, 128, 129, 160, 192})
+    testing::check_products(every_step(), {{131, 263, k}}, 9);
 }
 
 TEST_CASE("ch07 matmul matches the reference when k is much larger than m and n", "[gpu]") {
   COURSE_REQUIRE_HOPPER();
-  for (const ch07::StepName& step : ch07::kSteps) {
-    INFO("step " << step.name);
-    testing::check_products(hopper_product(step.step), 3, 5, 5000, 6);
-    testing::check_products(hopper_product(step.step), 129, 257, 4099, 7);
-  }
+  testing::check_products(every_step(), {{3, 5, 5000}}, 6);
+  testing::check_products(every_step(), {{129, 257, 4099}}, 7);
 }
 
 TEST_CASE("ch07 matmul writes odd widths and unaligned rows one float at a time", "[gpu]") {
   COURSE_REQUIRE_HOPPER();
-  for (const ch07::StepName& step : ch07::kSteps) {
-    INFO("step " << step.name);
-    for (int n : {1, 3, 255, 257})
-      testing::check_products(hopper_product(step.step), 65, n, 40, 8);
-  }
+  for (int n : {1, 3, 255, 257})
+    testing::check_products(every_step(), {{65, n, 40}}, 8);
 }
 
 TEST_CASE("ch07 matmul with more tiles than run at once, in both block orders", "[gpu]") {
   COURSE_REQUIRE_HOPPER();
   // 19 x 5 tiles (more than one wave on any Hopper), a last group of 3 tile rows for the grouped
   // order, neither m nor n a multiple of its tile, k prime.
-  for (const ch07::StepName& step : ch07::kSteps) {
-    INFO("step " << step.name);
-    testing::check_products(hopper_product(step.step), 2333, 1201, 211, 10);
-  }
+  testing::check_products(every_step(), {{2333, 1201, 211}}, 10);
 }
 
 TEST_CASE("ch07 wait_parity: consumers wait for each use's phase, the producer for the last one",
