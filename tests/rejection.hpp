@@ -11,12 +11,13 @@
 
 namespace course::testing {
 
-/// The message of the std::invalid_argument that @p call throws; empty if it throws none.
-template <typename Call>
+/// The message of the @p Error (by default std::invalid_argument) that @p call throws; empty if it
+/// throws none.
+template <typename Error = std::invalid_argument, typename Call>
 std::string rejection(Call call) {
   try {
     call();
-  } catch (const std::invalid_argument& error) {
+  } catch (const Error& error) {
     return error.what();
   }
   return {};
@@ -33,12 +34,7 @@ inline Options parse_args(std::vector<std::string> args, const ChapterFlags& fla
 
 /// The message of the UsageError that parsing @p args throws; empty when they parse.
 inline std::string usage_refusal(std::vector<std::string> args, const ChapterFlags& flags) {
-  try {
-    parse_args(std::move(args), flags);
-  } catch (const UsageError& error) {
-    return error.what();
-  }
-  return {};
+  return rejection<UsageError>([&] { parse_args(std::move(args), flags); });
 }
 
 }  // namespace course::testing
