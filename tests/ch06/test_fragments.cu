@@ -208,16 +208,13 @@ TEST_CASE("every element of a 16 x 8 accumulator tile belongs to exactly one lan
 }
 
 TEST_CASE("step 1 loads each operand register from the element the table names", "[ch06]") {
-  for (int lane = 0; lane < kLanes; ++lane) {
-    for (int reg = 0; reg < 4; ++reg) {
-      INFO("lane " << lane << " register " << reg);
-      const ch06::Position a = ch06::operand_position(lane, reg, true);
-      CHECK(a.row == table_operand(lane, reg, true).row);
-      CHECK(a.col == table_operand(lane, reg, true).col);
-      if (reg < 2) {
-        const ch06::Position b = ch06::operand_position(lane, reg, false);
-        CHECK(b.row == table_operand(lane, reg, false).row);
-        CHECK(b.col == table_operand(lane, reg, false).col);
+  for (bool for_a : {true, false}) {
+    for (int lane = 0; lane < kLanes; ++lane) {
+      for (int reg = 0; reg < (for_a ? 4 : 2); ++reg) {
+        INFO((for_a ? "A" : "B") << " lane " << lane << " register " << reg);
+        const ch06::Position p = ch06::operand_position(lane, reg, for_a);
+        CHECK(p.row == table_operand(lane, reg, for_a).row);
+        CHECK(p.col == table_operand(lane, reg, for_a).col);
       }
     }
   }
