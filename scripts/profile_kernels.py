@@ -69,6 +69,7 @@ STALL_REASONS = ["barrier", "branch_resolving", "dispatch_stall", "drain", "imc_
                  "misc", "no_instruction", "not_selected", "short_scoreboard", "sleeping",
                  "tex_throttle", "wait"]
 STALL_METRIC = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
+ALL_METRICS = [metric for metric, _ in METRICS] + [STALL_METRIC.format(r) for r in STALL_REASONS]
 
 # Dense TF32 tensor-core FLOP per SM per clock, by compute capability (from NVIDIA's data sheets:
 # A100 156 TFLOP/s, RTX 3090 35.6, L4 60, H100 SXM 495, each at its boost clock). 0: unknown.
@@ -389,10 +390,9 @@ def run(args):
 def profile(args, log_folder):
     ncu = find_ncu()
     known = available_metrics(ncu)
-    wanted = [metric for metric, _ in METRICS] + [STALL_METRIC.format(r) for r in STALL_REASONS]
-    metrics = [m for m in wanted if known is None or base_name(m) in known
+    metrics = [m for m in ALL_METRICS if known is None or base_name(m) in known
                or m.startswith(("device__", "launch__"))]
-    missing = [m for m in wanted if m not in metrics]
+    missing = [m for m in ALL_METRICS if m not in metrics]
     if missing:
         print(f"note: this ncu cannot read {', '.join(missing)} here: left empty",
               file=sys.stderr)

@@ -137,6 +137,7 @@ class WholeScript(unittest.TestCase):
 
     def setUp(self):
         self.folder = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.folder)
         self.build = os.path.join(self.folder, "build")
         os.makedirs(self.build)
         executable = os.path.join(self.build, "ch09_fake_solution")
@@ -145,13 +146,8 @@ class WholeScript(unittest.TestCase):
             manifest.write(f"ch09\tfake\t{executable}\t{executable}\tch09_fake\n")
         ncu = os.path.join(self.folder, "ncu")
         write_executable(ncu, FAKE_NCU)
-        metrics = [course_profile.base_name(m) for m, _ in course_profile.METRICS]
-        metrics += [course_profile.base_name(course_profile.STALL_METRIC.format(r))
-                    for r in course_profile.STALL_REASONS]
+        metrics = [course_profile.base_name(m) for m in course_profile.ALL_METRICS]
         self.env = dict(os.environ, NCU=ncu, FAKE_METRICS=",".join(metrics))
-
-    def tearDown(self):
-        shutil.rmtree(self.folder)
 
     def run_script(self, *args, **env):
         """profile.sh with @p args, in the stand-ins' environment with @p env added."""
