@@ -3,8 +3,8 @@
 // scripts/ladder/CMakeLists.txt compiles this file once per chapter, with that chapter's
 // solutions/NN_slug/kernels.cuh as <kernels.cuh>, its chapters/NN_slug/launch.cuh as
 // COURSE_LADDER_LAUNCH and its namespace (ch01, ...) as COURSE_LADDER_NAMESPACE. Each copy adds
-// chNN::describe(), the description that the chapter's executable runs, to
-// ladder::available_chapters() when the program starts, so a chapter needs no source of its own.
+// chNN::describe(), the description that the chapter's executable runs, to the chapters the ladder
+// runs (ladder::add_chapter()) when the program starts, so a chapter needs no source of its own.
 #include <kernels.cuh>
 #include COURSE_LADDER_LAUNCH
 
