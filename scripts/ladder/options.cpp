@@ -3,7 +3,6 @@
 #include "course/parse.hpp"
 
 #include <algorithm>
-#include <sstream>
 
 namespace ladder {
 namespace {
@@ -21,34 +20,36 @@ Workload square_product(Problem problem, int size) {
 }  // namespace
 
 std::string usage(const std::string& program) {
-  std::ostringstream out;
-  out << "Usage: " << program << " [options]\n"
-      << "Runs every chapter's solution kernels and cuBLAS SGEMM (pedantic FP32, and with TF32\n"
-      << "tensor cores) on the same inputs, checks every result, prints each run's time and rate,\n"
-      << "and writes the rates, ratios and the course's goals (met or missed) to CSV files, which\n"
-      << "scripts/update_results_table.py prints as a table (scripts/ladder.sh does it all).\n\n"
-      << "Default sizes: matmul 1024, 2048, 4096, 8192; minplus 1024, 4096, 6300; conv2d\n"
-      << "4096x4096 and 8192x8192 with a 13x13 mask; conv1d 2^24 samples with 127 taps.\n\n"
-      << "Options:\n"
-      << "  --quick                 tiny sizes, 1 warm-up and 3 timed runs (a smoke test)\n"
-      << "  --sizes PROBLEM=LIST    run PROBLEM at these sizes instead (repeatable); products\n"
-      << "                          take N or MxNxK, conv2d N or HxW, conv1d N; 2^E is allowed\n"
-      << "                          (e.g. --sizes matmul=2048,4096 --sizes conv1d=2^20)\n"
-      << "  --mask K[xL]            conv2d mask of --sizes (default 13)\n"
-      << "  --taps N                conv1d taps of --sizes (default 127)\n"
-      << "  --problem LIST          only these problems, comma-separated (matmul,minplus,...)\n"
-      << "  --chapters LIST         only these chapters, comma-separated (e.g. 4,5,6), each with\n"
-      << "                          its variant (chapter 3: dispatch); cuBLAS (FP32 and TF32)\n"
-      << "                          always runs with matmul\n"
-      << "  --warmup N              untimed runs before timing (default 2)\n"
-      << "  --reps N                timed runs; the median is reported (default 10)\n"
-      << "  --seed N                seed of the random inputs\n"
-      << "  --csv FILE              write one CSV line per run to FILE\n"
-      << "  --goals-csv FILE        write the performance goals and their verdicts to FILE\n"
-      << "  --help                  this text\n\n"
-      << "Exit status: 0 all passed, 1 a result failed its check, 2 bad command line, 3 no CUDA\n"
-      << "device, 4 a run could not be made.\n";
-  return out.str();
+  return "Usage: " + program + R"( [options]
+Runs every chapter's solution kernels and cuBLAS SGEMM (pedantic FP32, and with TF32
+tensor cores) on the same inputs, checks every result, prints each run's time and rate,
+and writes the rates, ratios and the course's goals (met or missed) to CSV files, which
+scripts/update_results_table.py prints as a table (scripts/ladder.sh does it all).
+
+Default sizes: matmul 1024, 2048, 4096, 8192; minplus 1024, 4096, 6300; conv2d
+4096x4096 and 8192x8192 with a 13x13 mask; conv1d 2^24 samples with 127 taps.
+
+Options:
+  --quick                 tiny sizes, 1 warm-up and 3 timed runs (a smoke test)
+  --sizes PROBLEM=LIST    run PROBLEM at these sizes instead (repeatable); products
+                          take N or MxNxK, conv2d N or HxW, conv1d N; 2^E is allowed
+                          (e.g. --sizes matmul=2048,4096 --sizes conv1d=2^20)
+  --mask K[xL]            conv2d mask of --sizes (default 13)
+  --taps N                conv1d taps of --sizes (default 127)
+  --problem LIST          only these problems, comma-separated (matmul,minplus,...)
+  --chapters LIST         only these chapters, comma-separated (e.g. 4,5,6), each with
+                          its variant (chapter 3: dispatch); cuBLAS (FP32 and TF32)
+                          always runs with matmul
+  --warmup N              untimed runs before timing (default 2)
+  --reps N                timed runs; the median is reported (default 10)
+  --seed N                seed of the random inputs
+  --csv FILE              write one CSV line per run to FILE
+  --goals-csv FILE        write the performance goals and their verdicts to FILE
+  --help                  this text
+
+Exit status: 0 all passed, 1 a result failed its check, 2 bad command line, 3 no CUDA
+device, 4 a run could not be made.
+)";
 }
 
 Options parse_command_line(int argc, const char* const* argv) {
