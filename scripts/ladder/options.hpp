@@ -38,10 +38,8 @@ std::vector<course::Workload> default_workloads();
 /// Tiny sizes that are not multiples of any tile, for the quick test: a few milliseconds each.
 std::vector<course::Workload> quick_workloads();
 
-/// Parses one `--sizes` value, `PROBLEM=SIZE[,SIZE...]`: products take N (square) or MxNxK,
-/// conv2d takes N (square) or HxW (with the mask @p mask_rows x @p mask_cols), conv1d takes the
-/// signal length (with @p taps taps). Any number may be written 2^E (course::parse_count()).
-/// Throws course::UsageError.
+/// Parses one `--sizes` value, `PROBLEM=SIZE[,SIZE...]` as usage() describes it, conv2d's with the
+/// mask @p mask_rows x @p mask_cols and conv1d's with @p taps taps; throws course::UsageError.
 std::vector<course::Workload> parse_sizes(const std::string& spec, int mask_rows, int mask_cols,
                                           int taps);
 
