@@ -166,22 +166,21 @@ TEST_CASE("the launchers refuse sizes the kernels do not take, before touching t
   for (const auto& named : products) {
     INFO(named.first);
     const Product& product = named.second;
+    const auto refusal = [&](int m, int k, int tile) {
+      return rejection([&] { product(nullptr, nullptr, nullptr, m, 8, k, nullptr, tile); });
+    };
     for (int tile : {-4, -1, 0, 33, 36, 64}) {
       INFO("tile " << tile);
-      CHECK_FALSE(
-          rejection([&] { product(nullptr, nullptr, nullptr, 8, 8, 8, nullptr, tile); }).empty());
+      CHECK_FALSE(refusal(8, 8, tile).empty());
     }
-    CHECK_FALSE(
-        rejection([&] { product(nullptr, nullptr, nullptr, 0, 8, 8, nullptr, 32); }).empty());
-    CHECK_FALSE(
-        rejection([&] { product(nullptr, nullptr, nullptr, 8, 8, -1, nullptr, 32); }).empty());
+    CHECK_FALSE(refusal(0, 8, 32).empty());
+    CHECK_FALSE(refusal(8, -1, 32).empty());
     // The loop over k runs a step's depth past k: the k for which that would pass INT_MAX is
     // refused, whatever the tile width.
     for (int tile : {32, 16, 8, 5, 1}) {
       INFO("tile " << tile);
       const int too_deep = INT_MAX - ch03::product_depth(tile) + 1;
-      const std::string message =
-          rejection([&] { product(nullptr, nullptr, nullptr, 8, 8, too_deep, nullptr, tile); });
+      const std::string message = refusal(8, too_deep, tile);
       CHECK(message.find("too large") != std::string::npos);
       CHECK(message.find(std::to_string(INT_MAX - ch03::product_depth(tile))) != std::string::npos);
     }
