@@ -38,6 +38,8 @@ cd "$root" || exit 1
 
 # A path given on the command line, taken relative to the folder the script was started from.
 from_caller() { case "$1" in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$caller/$1" ;; esac; }
+# The value of FLAG (the next argument), refused with exit status 2 when it is missing or empty.
+value_of() { [ -n "${2:-}" ] || { printf 'error: %s needs %s\n' "$1" "$3" >&2; exit 2; }; }
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 # A later step failed: the exit status becomes 1 unless an earlier one set another.
@@ -53,12 +55,12 @@ ladder_args=()
 subset=no
 while [ $# -gt 0 ]; do
   case "$1" in
-    --build-dir) build_dir=$(from_caller "${2:?--build-dir needs a folder}"); shift 2 ;;
-    --results) results_dir=$(from_caller "${2:?--results needs a folder}"); shift 2 ;;
-    --readme) readme=$(from_caller "${2:?--readme needs a file}"); shift 2 ;;
+    --build-dir) value_of "$1" "${2:-}" "a folder"; build_dir=$(from_caller "$2"); shift 2 ;;
+    --results) value_of "$1" "${2:-}" "a folder"; results_dir=$(from_caller "$2"); shift 2 ;;
+    --readme) value_of "$1" "${2:-}" "a file"; readme=$(from_caller "$2"); shift 2 ;;
     --update-readme) update_readme=yes; shift ;;
     --no-plot) plot=no; shift ;;
-    --from-csv) from_csv=$(from_caller "${2:?--from-csv needs a file}"); shift 2 ;;
+    --from-csv) value_of "$1" "${2:-}" "a file"; from_csv=$(from_caller "$2"); shift 2 ;;
     -h | --help)
       sed -n '2,/^set -uo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
       exit 0

@@ -10,7 +10,8 @@
                    outside the build folder (the README and results/ stay as they are);
                  - with --update-readme it copies the CSV files into results/ and regenerates the
                    README's table between its markers, nothing else; a second run changes nothing;
-                 - a ladder option with --from-csv is refused.
+                 - a ladder option with --from-csv is refused, and so is a path option without
+                   its value.
 Prints "SKIPPED: ..." (a CTest skip) or "FAIL: ..." with exit status 1.
 """
 import hashlib
@@ -121,8 +122,14 @@ def from_csv(work):
                         "--quick"], 300)
     if code != 1 or err != "error: --from-csv runs nothing, so --quick cannot go with it\n":
         fail(f"--from-csv with --quick: status {code}, said: {err}")
+    # 4. A path option without its value is refused with one line and status 2 (not a loop).
+    for flag, what in (("--build-dir", "a folder"), ("--results", "a folder"),
+                       ("--readme", "a file"), ("--from-csv", "a file")):
+        code, _, err = run(["bash", str(tree / "scripts" / "ladder.sh"), flag], 30)
+        if code != 2 or err != f"error: {flag} needs {what}\n":
+            fail(f"{flag} without a value: status {code}, said: {err}")
     print("the default run left the tree as it was; --update-readme wrote results/ and the README; "
-          "--from-csv refused a ladder option")
+          "--from-csv refused a ladder option; a path option without its value was refused")
 
 
 if __name__ == "__main__":
