@@ -15,6 +15,8 @@
 
 course_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$course_root/scripts/python.sh"
+course_sudo=sudo
+[ "$(id -u)" -ne 0 ] || course_sudo=""
 
 course_say() { printf '==> %s\n' "$*"; }
 
@@ -38,34 +40,26 @@ course_without() {
 }
 
 # Whether the package (or the tool it provides) is installed. Catch2 and matplotlib count where
-# dpkg does not know them too: built from source (a Catch2Config.cmake where CMake looks for it)
-# or installed with pip (a Python the scripts use imports it).
+# dpkg does not know them too: built from source (a Catch2Config.cmake under CMAKE_PREFIX_PATH or
+# the usual prefixes, which COURSE_CMAKE_PREFIXES replaces) or installed with pip (a Python the
+# scripts use imports it).
 course_have_package() {
   case "$1" in
     g++) command -v c++ ;;
     ninja-build) command -v ninja ;;
     graphviz) command -v dot ;;
-    catch2) course_have_dpkg_package catch2 || course_have_catch2_config ;;
-    python3-matplotlib) course_have_dpkg_package python3-matplotlib || find_python matplotlib ;;
+    catch2) course_dpkg_knows catch2 || course_have_catch2_config ;;
+    python3-matplotlib) course_dpkg_knows python3-matplotlib || find_python matplotlib ;;
     *) command -v "$1" ;;  # cmake, doxygen, python3
   esac >/dev/null 2>&1
 }
 
-# Whether dpkg knows Debian package $1 as installed (false where there is no dpkg).
-course_have_dpkg_package() {
-  command -v dpkg >/dev/null 2>&1 && dpkg -s "$1" >/dev/null 2>&1
-}
+course_dpkg_knows() { command -v dpkg && dpkg -s "$1"; }
 
-# Whether a Catch2Config.cmake lies under CMAKE_PREFIX_PATH or the usual prefixes
-# (COURSE_CMAKE_PREFIXES replaces those).
 course_have_catch2_config() {
   local prefix config extra=${CMAKE_PREFIX_PATH:-}
   for prefix in ${extra//:/ } ${COURSE_CMAKE_PREFIXES-/usr/local /usr /opt}; do
-    for config in "$prefix"/lib/cmake/Catch2/Catch2Config.cmake \
-      "$prefix"/lib64/cmake/Catch2/Catch2Config.cmake \
-      "$prefix"/lib/*/cmake/Catch2/Catch2Config.cmake \
-      "$prefix"/share/cmake/Catch2/Catch2Config.cmake \
-      "$prefix"/*/lib/cmake/Catch2/Catch2Config.cmake; do
+    for config in "$prefix"/{lib,lib64,lib/*,share,*/lib}/cmake/Catch2/Catch2Config.cmake; do
       [ -f "$config" ] && return 0
     done
   done
@@ -73,11 +67,7 @@ course_have_catch2_config() {
 }
 
 # The command that installs packages $@, as the user should type it.
-course_install_command() {
-  local sudo="sudo "
-  [ "$(id -u)" -ne 0 ] || sudo=""
-  printf '%sapt-get install %s' "$sudo" "$*"
-}
+course_install_command() { printf '%sapt-get install %s' "${course_sudo:+sudo }" "$*"; }
 
 # Installs packages $@ with apt, quietly: apt's messages go to a log file. On failure sets
 # course_apt_reason (why, in a few words) and course_apt_log, and returns 1.
@@ -86,26 +76,21 @@ course_apt_install() {
   course_apt_log=""
   if ! command -v apt-get >/dev/null 2>&1; then
     course_apt_reason="there is no apt-get here"
-    return 1
+  elif [ -n "$course_sudo" ] && ! command -v sudo >/dev/null 2>&1; then
+    course_apt_reason="installing needs root, and there is no sudo"
   fi
-  local sudo=""
-  if [ "$(id -u)" -ne 0 ]; then
-    sudo=sudo
-    command -v sudo >/dev/null 2>&1 || course_apt_reason="installing needs root, and there is no sudo"
-    [ -z "$course_apt_reason" ] || return 1
-  fi
+  [ -z "$course_apt_reason" ] || return 1
   course_apt_log=$(mktemp "${TMPDIR:-/tmp}/course-apt.XXXXXX")
   export DEBIAN_FRONTEND=noninteractive
-  if $sudo apt-get update -qq >"$course_apt_log" 2>&1 &&
-    $sudo apt-get install -y -qq --no-install-recommends "$@" >>"$course_apt_log" 2>&1; then
+  if $course_sudo apt-get update -qq >"$course_apt_log" 2>&1 &&
+    $course_sudo apt-get install -y -qq --no-install-recommends "$@" >>"$course_apt_log" 2>&1; then
     rm -f "$course_apt_log"
     course_apt_log=""
     return 0
   fi
+  course_apt_reason="apt-get failed"
   if grep -qiE "Temporary failure resolving|Could not resolve|Failed to fetch|Unable to connect|Network is unreachable|Unable to locate package|has no installation candidate" "$course_apt_log"; then
     course_apt_reason="apt cannot reach its package sources"
-  else
-    course_apt_reason="apt-get failed"
   fi
   return 1
 }
@@ -114,12 +99,11 @@ course_apt_install() {
 # naming the packages and the command that installs them, when something the job needs cannot be
 # installed; a missing optional package only gets a line saying what is skipped without it.
 course_install_for() {
-  local job=$1 package packages
-  packages=$(course_packages "$job") || {
-    echo "error: unknown job '$job' (run, test or progress)" >&2
+  local packages package missing_required=() missing_optional=()
+  packages=$(course_packages "$1") || {
+    echo "error: unknown job '$1' (run, test or progress)" >&2
     return 2
   }
-  local missing_required=() missing_optional=()
   for package in ${packages%|*}; do
     course_have_package "$package" || missing_required+=("$package")
   done
@@ -133,16 +117,11 @@ course_install_for() {
   fi
   course_say "installing: ${missing[*]}"
   course_apt_install "${missing[@]}" && return 0
+  local reason=$course_apt_reason where=""
+  [ -z "$course_apt_log" ] || where=" (apt's messages: $course_apt_log)"
   # One package that cannot be had must not keep the others out: try the needed ones alone.
-  local reason=$course_apt_reason log=$course_apt_log
-  local installed_required=no
-  if [ ${#missing_required[@]} -gt 0 ] && [ ${#missing_optional[@]} -gt 0 ] &&
-    course_apt_install "${missing_required[@]}"; then
-    installed_required=yes
-  fi
-  local where=""
-  [ -z "$log" ] || where=" (apt's messages: $log)"
-  if [ ${#missing_required[@]} -gt 0 ] && [ "$installed_required" = no ]; then
+  if [ ${#missing_required[@]} -gt 0 ] && { [ ${#missing_optional[@]} -eq 0 ] ||
+    ! course_apt_install "${missing_required[@]}"; }; then
     printf 'error: missing %s, and %s: install with `%s`, then run this again%s\n' \
       "${missing_required[*]}" "$reason" "$(course_install_command "${missing_required[@]}")" \
       "$where" >&2
@@ -157,14 +136,12 @@ course_install_for() {
 
 # Puts nvcc on PATH if the CUDA toolkit is installed in its usual place.
 course_find_nvcc() {
-  if ! command -v nvcc >/dev/null; then
-    for dir in /usr/local/cuda/bin /usr/local/cuda-*/bin; do
-      if [ -x "$dir/nvcc" ]; then
-        export PATH="$dir:$PATH"
-        break
-      fi
-    done
-  fi
+  local dir
+  for dir in /usr/local/cuda/bin /usr/local/cuda-*/bin; do
+    if ! command -v nvcc >/dev/null && [ -x "$dir/nvcc" ]; then
+      export PATH="$dir:$PATH"
+    fi
+  done
   if ! command -v nvcc >/dev/null; then
     echo "error: nvcc not found: install the CUDA toolkit (12.4 or newer) first" >&2
     return 1
