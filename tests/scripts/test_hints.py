@@ -109,37 +109,37 @@ def test_check():
                "the check names a region of first_program.cu that has no section")
 
 
+# hint.sh's answers in turn on the good chapter: (arguments, what the output holds, what it shows).
+HINT_STEPS = [
+    (("9.1",), ["(hint 1 of 3)", "Which thread am I?"], "hint.sh 9.1 prints level 1 next"),
+    (("9.1",), ["(hint 2 of 3)", "Blocks before mine"], "hint.sh 9.1 prints level 2 next"),
+    (("9.1",), ["(hint 3 of 3)", "Close to the code for 9.1"], "hint.sh 9.1 prints level 3 next"),
+    (("9.1",), ["seen all three hints of exercise 9.1"], "hint.sh 9.1 says when all three are seen"),
+    (("9.1", "2"), ["(hint 2 of 3)"], "hint.sh 9.1 2 prints level 2 again"),
+    (("9.2", "3"), ["Close to the code for 9.2"], "hint.sh 9.2 3 prints level 3"),
+    (("9.2",), ["(hint 1 of 3)"], "then hint.sh 9.2 gives level 1"),
+    (("9.2",), ["(hint 2 of 3)"], "and then level 2 (3 was seen)"),
+]
+# Refused with one line on stderr: (arguments, what it says).
+HINT_REFUSALS = [
+    (("9.7",), "no exercise 9.7"),
+    (("8.1",), "no chapter 8"),
+    (("9.1", "4"), "LEVEL is 1, 2 or 3"),
+    (("9.1", "one"), "LEVEL is 1, 2 or 3"),
+    (("nine",), "expected an exercise number N.M"),
+    ((), "usage"),
+    (("9.1", "1", "2"), "usage"),
+]
+
+
 def test_hint_sh():
     with tempfile.TemporaryDirectory() as folder:
         root = make_course(Path(folder))
-        seen_file = root / "build" / "hints_seen.txt"
-        for level, text in [(1, "Which thread am I?"), (2, "Blocks before mine"),
-                            (3, "Close to the code for 9.1")]:
-            code, out, err = hint(root, "9.1")
-            expect(code == 0 and f"(hint {level} of 3)" in out and text in out and not err,
-                   f"hint.sh 9.1 prints level {level} next")
-        code, out, _ = hint(root, "9.1")
-        expect(code == 0 and "seen all three hints of exercise 9.1" in out,
-               "hint.sh 9.1 says when all three are seen")
-        expect(seen_file.exists(), "what was seen is kept under build/")
-        code, out, _ = hint(root, "9.1", "2")
-        expect(code == 0 and "(hint 2 of 3)" in out, "hint.sh 9.1 2 prints level 2 again")
-        code, out, _ = hint(root, "9.2", "3")
-        expect(code == 0 and "Close to the code for 9.2" in out, "hint.sh 9.2 3 prints level 3")
-        code, out, _ = hint(root, "9.2")
-        expect(code == 0 and "(hint 1 of 3)" in out, "then hint.sh 9.2 gives level 1")
-        code, out, _ = hint(root, "9.2")
-        expect(code == 0 and "(hint 2 of 3)" in out, "and then level 2 (3 was seen)")
-        refusals = [
-            (("9.7",), "no exercise 9.7"),
-            (("8.1",), "no chapter 8"),
-            (("9.1", "4"), "LEVEL is 1, 2 or 3"),
-            (("9.1", "one"), "LEVEL is 1, 2 or 3"),
-            (("nine",), "expected an exercise number N.M"),
-            ((), "usage"),
-            (("9.1", "1", "2"), "usage"),
-        ]
-        for arguments, message in refusals:
+        for arguments, texts, what in HINT_STEPS:
+            code, out, err = hint(root, *arguments)
+            expect(code == 0 and all(text in out for text in texts) and not err, what)
+        expect((root / "build" / "hints_seen.txt").exists(), "what was seen is kept under build/")
+        for arguments, message in HINT_REFUSALS:
             code, out, err = hint(root, *arguments)
             lines = err.strip().splitlines()
             expect(code != 0 and not out and len(lines) == 1 and lines[0].startswith("error: ")

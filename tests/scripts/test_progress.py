@@ -19,6 +19,7 @@ import sys
 import tempfile
 import textwrap
 import unittest
+import xml.sax.saxutils
 
 from support import ROOT, write_executable
 
@@ -51,15 +52,9 @@ FAKE_EXECUTABLE = textwrap.dedent('''\
     sys.exit(1)
 ''')
 
-# ctest's stand-in: writes a JUnit file in which the conv1d test fails with Catch2's report.
-FAKE_CTEST = textwrap.dedent('''\
-    #!/usr/bin/env python3
-    import os, sys
-    args = sys.argv[1:]
-    path = args[args.index("--output-junit") + 1]
-    with open(os.environ["FAKE_CTEST_LOG"], "a") as log:
-        log.write(" ".join(args) + " COURSE_CHECK=" + os.environ.get("COURSE_CHECK", "") + "\\n")
-    failure = """-------------------------------------------------------------------------------
+# Catch2's report of the failed conv1d test, in the JUnit file that ctest's stand-in writes.
+CATCH2_FAILURE = textwrap.dedent("""\
+    -------------------------------------------------------------------------------
     ch09 conv1d matches the reference, more taps than samples included
     -------------------------------------------------------------------------------
     tests/gpu/ch09.cu:60
@@ -73,18 +68,23 @@ FAKE_CTEST = textwrap.dedent('''\
       n 1 m 7, seed 42
       FAIL: 7 elements compared, 6 mismatching, 0 NaN
 
-    ==============================================================================="""
-    with open(path, "w") as out:
-        out.write(\'\'\'<?xml version="1.0" encoding="UTF-8"?>
-    <testsuite tests="2" failures="1">
-    <testcase name="test_ch09:ch09 products match the reference" status="run">
-    <system-out>All tests passed</system-out></testcase>
-    <testcase name="test_ch09:ch09 conv1d matches the reference, more taps than samples included"
-              status="fail"><failure message="Failed"/>
-    <system-out>\'\'\' + failure.replace("&", "&amp;").replace("<", "&lt;") + \'\'\'</system-out>
-    </testcase></testsuite>\'\'\')
-    sys.exit(8)
-''')
+    ===============================================================================""")
+JUNIT = f"""<?xml version="1.0" encoding="UTF-8"?>
+<testsuite tests="2" failures="1">
+<testcase name="test_ch09:ch09 products match the reference" status="run">
+<system-out>All tests passed</system-out></testcase>
+<testcase name="test_ch09:ch09 conv1d matches the reference, more taps than samples included"
+          status="fail"><failure message="Failed"/>
+<system-out>{xml.sax.saxutils.escape(CATCH2_FAILURE)}</system-out></testcase></testsuite>"""
+# ctest's stand-in: logs its command line and COURSE_CHECK, and writes JUNIT as its results.
+FAKE_CTEST = f"""#!/bin/sh
+echo "$* COURSE_CHECK=$COURSE_CHECK" >>"$FAKE_CTEST_LOG"
+while [ "$1" != --output-junit ]; do shift; done
+cat >"$2" <<'END'
+{JUNIT}
+END
+exit 8
+"""
 
 
 def exercise_regions():
@@ -148,19 +148,18 @@ class StatusTest(unittest.TestCase):
         return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120,
                               check=False)
 
-    def line_of(self, output, identifier):
-        return next(line for line in output.splitlines() if line.startswith(f"  {identifier}  "))
+    def assert_status(self, output, identifier, status):
+        """The line of exercise @p identifier ends with @p status (its last column)."""
+        self.assertRegex(output, rf"(?m)^  {re.escape(identifier)}  .*  {status}$")
 
     def test_statuses_and_first_failing_check(self):
         done = self.progress(matmul="all-wrong", minplus="all-wrong", conv2d="pass",
                              conv1d="pass")
         out = done.stdout
         self.assertEqual(done.returncode, 1, out + done.stderr)
-        self.assertTrue(self.line_of(out, "9.1").endswith("not done"), out)
-        self.assertIn("matmul, minplus", self.line_of(out, "9.1"))
-        self.assertTrue(self.line_of(out, "9.2").endswith("done"), out)
-        self.assertNotIn("not done", self.line_of(out, "9.2"))
-        self.assertTrue(self.line_of(out, "9.3").endswith("failing"), out)
+        self.assertRegex(out, r"(?m)^  9\.1  matmul, minplus  .*  not done$")
+        self.assert_status(out, "9.2", "done")
+        self.assert_status(out, "9.3", "failing")
         self.assertIn("first failing check: ch09 conv1d matches the reference, more taps than "
                       "samples included: n 1 m 7, seed 42; FAIL: 7 elements compared", out)
         self.assertIn("1 of 3 exercises done, 1 failing, 1 not done.", out)
@@ -176,13 +175,12 @@ class StatusTest(unittest.TestCase):
         self.assertIn("chapter 10: broken chapter (chapters/10_broken_chapter/kernels.cuh): does "
                       "not compile", out)
         self.assertIn("its exercises cannot be listed until it compiles", out)
-        self.assertTrue(self.line_of(out, "9.2").endswith("done"), out)
+        self.assert_status(out, "9.2", "done")
         self.assertIn("chapter 10 does not compile", out)
 
     def test_some_wrong_elements_is_failing_with_the_executables_check(self):
         done = self.progress(conv2d="some-wrong")
-        line = self.line_of(done.stdout, "9.2")
-        self.assertTrue(line.endswith("failing"), done.stdout)
+        self.assert_status(done.stdout, "9.2", "failing")
         self.assertIn("--problem conv2d at small sizes: FAIL: 100 elements compared, 7 "
                       "mismatching", done.stdout)
 
