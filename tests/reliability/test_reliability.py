@@ -1,15 +1,9 @@
 #!/usr/bin/env python3
 """The checks of reliability.py against stand-ins for a chapter's executable, compute-sanitizer
 and ncu, so that they are tested without a GPU: each passes only when the executable behaves and
-the tool catches what it must, and skips where it cannot run.
-
-The stand-in executable reads FAKE_* variables: FAKE_NO_DEVICE (exit 3), FAKE_BUG_FAILS (the bug
-run's check FAILs), FAKE_CONTROL_FAILS (a run without --bug FAILs), FAKE_REFUSE (every run is
-refused with exit 4), FAKE_TAPS (its --help lists these compiled tap counts, and it refuses any
-other with exit 2), FAKE_NO_BUGS (--list-bugs prints nothing; "fails": it exits 1). The sanitizer
-stand-in reports FAKE_SANITIZER_BUG_ERRORS errors on a --bug run and FAKE_SANITIZER_CONTROL_ERRORS
-on the others; the ncu stand-in reports FAKE_NCU_BUG and FAKE_NCU_CONTROL as the metric, or the
-counter-permission error with FAKE_NCU_DENIED.
+the tool catches what it must, and skips where it cannot run. The stand-ins behave as the FAKE_*
+variables of each case say (read below), e.g. FAKE_NO_BUGS: --list-bugs prints nothing, and with
+"fails" it exits 1.
 """
 import os
 import stat
@@ -37,28 +31,22 @@ EXECUTABLE = textwrap.dedent('''\
         if env.get("FAKE_NO_BUGS") != "":
             print("stale\\tcheck\\ta stale value")
         sys.exit(1 if env.get("FAKE_NO_BUGS") == "fails" else 0)
+    def refuse(message, status):
+        print("error: " + message, file=sys.stderr)
+        sys.exit(status)
     if taps and "--taps" in args and int(args[args.index("--taps") + 1]) not in taps:
-        print("error: --taps: this chapter has compiled tap counts "
-              + ", ".join(map(str, taps)) + " only, got '" + args[args.index("--taps") + 1]
-              + "'", file=sys.stderr)
-        sys.exit(2)
+        refuse("--taps: this chapter has compiled tap counts " + ", ".join(map(str, taps))
+               + " only, got '" + args[args.index("--taps") + 1] + "'", 2)
     bug = args[args.index("--bug") + 1] if "--bug" in args else None
     if bug is not None and bug != "stale":
-        print(f"error: --bug: this chapter's planted bugs are stale, got \\"{bug}\\"",
-              file=sys.stderr)
-        sys.exit(2)
+        refuse(f"--bug: this chapter's planted bugs are stale, got \\"{bug}\\"", 2)
     problems = args[args.index("--problem") + 1].split(",") if "--problem" in args else []
     if bug and any(p != "matmul" for p in problems):
-        print(f"error: --problem: planted bug \\"stale\\" has no {problems[-1]} kernel",
-              file=sys.stderr)
-        sys.exit(2)
+        refuse(f"--problem: planted bug \\"stale\\" has no {problems[-1]} kernel", 2)
     if env.get("CUDA_VISIBLE_DEVICES") == "" or env.get("FAKE_NO_DEVICE"):
-        print("error: no CUDA device available", file=sys.stderr)
-        sys.exit(3)
+        refuse("no CUDA device available", 3)
     if env.get("FAKE_REFUSE"):
-        print("error: matmul needs 9.0 GiB of device memory, but the device has only 1.0 GiB "
-              "free", file=sys.stderr)
-        sys.exit(4)
+        refuse("matmul needs 9.0 GiB of device memory, but the device has only 1.0 GiB free", 4)
     fails = env.get("FAKE_BUG_FAILS") if bug else env.get("FAKE_CONTROL_FAILS")
     print("matmul  m=256 n=256 k=256")
     print("  check    " + ("FAIL: 3 mismatching" if fails else "PASS"))
@@ -97,6 +85,7 @@ NCU = textwrap.dedent('''\
     print(f'"1","void k()","1,000"')
 ''')
 
+METRIC = "ncu:l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
 failures = []
 
 
@@ -106,27 +95,20 @@ def write(path, text):
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
 
 
-def check(folder, words, **variables):
-    """reliability.py WORDS (the stand-in executable in place of EXE) with the FAKE_ variables."""
+def expect(what, folder, words, code, text, **variables):
+    """reliability.py WORDS (the stand-in executable in place of EXE; "hunt TOOL": the bug hunt of
+    its bug under TOOL) with the FAKE_ variables must exit with CODE and print TEXT."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("FAKE_")}
     env.pop("CUDA_VISIBLE_DEVICES", None)
     env.update({k: str(v) for k, v in variables.items()})
-    words = words.split()
+    words = words.replace("hunt ", "bughunt --bug stale --tool ").split()
     command = [sys.executable, str(RELIABILITY), words[0], str(folder / "chapter")] + words[1:] + [
         f"--sanitizer={folder / 'compute-sanitizer'}", f"--ncu={folder / 'ncu'}"]
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
-    return done.returncode, done.stdout + done.stderr
-
-
-def hunt(folder, tool, **variables):
-    return check(folder, f"bughunt --bug stale --tool {tool}", **variables)
-
-
-def expect(result, code, text, what):
-    ok = result[0] == code and text in result[1]
+    ok = done.returncode == code and text in done.stdout + done.stderr
     print(("ok    " if ok else "FAIL  ") + what)
     if not ok:
-        print(textwrap.indent(result[1], "      "))
+        print(textwrap.indent(done.stdout + done.stderr, "      "))
         failures.append(what)
 
 
@@ -136,74 +118,74 @@ def main():
         write(folder / "chapter", EXECUTABLE)
         write(folder / "compute-sanitizer", SANITIZER)
         write(folder / "ncu", NCU)
-        metric = "ncu:l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
-
-        expect(hunt(folder, "check", FAKE_BUG_FAILS=1), 0, "PASS: check caught",
-               "check: the bug's FAIL passes")
-        expect(hunt(folder, "check"), 1, "did not catch", "check: a bug that passes fails")
-        expect(hunt(folder, "check", FAKE_BUG_FAILS=1, FAKE_TAPS="7,1,3"), 0,
+        expect("check: the bug's FAIL passes", folder, "hunt check", 0, "PASS: check caught",
+               FAKE_BUG_FAILS=1)
+        expect("check: a bug that passes fails", folder, "hunt check", 1, "did not catch")
+        expect("check: a chapter with compiled tap counts gets those", folder, "hunt check", 0,
                "PASS: check caught planted bug stale at: --problem matmul --warmup 0 --reps 1 "
                "--no-compare -m 256 -k 256 -n 256 --height 256 --width 256 --taps 7",
-               "check: a chapter with compiled tap counts gets those")
-        expect(hunt(folder, "check", FAKE_BUG_FAILS=1, FAKE_CONTROL_FAILS=1), 1,
-               "control run without --bug exited 1", "check: a failing control fails")
-        expect(hunt(folder, "memcheck", FAKE_SANITIZER_BUG_ERRORS=2), 0, "PASS: memcheck caught",
-               "memcheck: errors on the bug pass")
-        expect(hunt(folder, "racecheck"), 1, "did not catch",
-               "racecheck: no errors on the bug fails")
-        expect(hunt(folder, "initcheck", FAKE_SANITIZER_BUG_ERRORS=1,
-                    FAKE_SANITIZER_CONTROL_ERRORS=1), 1, "does not find the executable clean",
-               "initcheck: errors without --bug fail")
-        expect(hunt(folder, metric, FAKE_NCU_BUG="31,744", FAKE_NCU_CONTROL=0), 0,
-               "PASS: " + metric + " caught", "ncu: a larger metric for the bug passes")
-        expect(hunt(folder, metric, FAKE_NCU_BUG=5, FAKE_NCU_CONTROL=5), 1, "did not catch",
-               "ncu: an equal metric fails")
-        expect(hunt(folder, metric, FAKE_NCU_BUG=77183, FAKE_NCU_CONTROL=76718), 1,
-               "did not catch", "ncu: a metric larger by the counters' noise fails")
-        expect(hunt(folder, metric, FAKE_NCU_DENIED=1), 0, "SKIPPED: no access",
-               "ncu: no counter access skips")
-        expect(hunt(folder, "check", FAKE_NO_DEVICE=1), 0, "SKIPPED: no CUDA device",
-               "no device skips")
-        expect(hunt(folder, "check", FAKE_REFUSE=1), 1, "refused every size",
-               "sizes all refused fail")
-        expect(hunt(folder, "nsys"), 1, "unknown tool", "an unknown tool fails")
-        expect(check(folder, "bughunt", FAKE_NO_BUGS=""), 1, "registers no planted bug",
-               "an executable without planted bugs fails")
-        expect(check(folder, "bughunt", FAKE_NO_BUGS="fails"), 1, "--list-bugs exited 1",
-               "a failing --list-bugs fails")
-        expect(check(folder, "tests --target=t --edition=solution"), 0,
-               "add_test([==[t.bughunt.stale]==]", "tests: a planted bug gets a test")
-        expect(check(folder, "tests --target=t --edition=solution", FAKE_NO_BUGS=""), 0,
-               "add_test([==[t.bughunt]==]", "tests: no planted bug gets a failing test")
+               FAKE_BUG_FAILS=1, FAKE_TAPS="7,1,3")
+        expect("check: a failing control fails", folder, "hunt check", 1,
+               "control run without --bug exited 1", FAKE_BUG_FAILS=1, FAKE_CONTROL_FAILS=1)
+        expect("memcheck: errors on the bug pass", folder, "hunt memcheck", 0,
+               "PASS: memcheck caught", FAKE_SANITIZER_BUG_ERRORS=2)
+        expect("racecheck: no errors on the bug fails", folder, "hunt racecheck", 1,
+               "did not catch")
+        expect("initcheck: errors without --bug fail", folder, "hunt initcheck", 1,
+               "does not find the executable clean", FAKE_SANITIZER_BUG_ERRORS=1,
+               FAKE_SANITIZER_CONTROL_ERRORS=1)
+        expect("ncu: a larger metric for the bug passes", folder, f"hunt {METRIC}", 0,
+               f"PASS: {METRIC} caught", FAKE_NCU_BUG="31,744", FAKE_NCU_CONTROL=0)
+        expect("ncu: an equal metric fails", folder, f"hunt {METRIC}", 1, "did not catch",
+               FAKE_NCU_BUG=5, FAKE_NCU_CONTROL=5)
+        expect("ncu: a metric larger by the counters' noise fails", folder, f"hunt {METRIC}", 1,
+               "did not catch", FAKE_NCU_BUG=77183, FAKE_NCU_CONTROL=76718)
+        expect("ncu: no counter access skips", folder, f"hunt {METRIC}", 0, "SKIPPED: no access",
+               FAKE_NCU_DENIED=1)
+        expect("no device skips", folder, "hunt check", 0, "SKIPPED: no CUDA device",
+               FAKE_NO_DEVICE=1)
+        expect("sizes all refused fail", folder, "hunt check", 1, "refused every size",
+               FAKE_REFUSE=1)
+        expect("an unknown tool fails", folder, "hunt nsys", 1, "unknown tool")
+        expect("an executable without planted bugs fails", folder, "bughunt", 1,
+               "registers no planted bug", FAKE_NO_BUGS="")
+        expect("a failing --list-bugs fails", folder, "bughunt", 1, "--list-bugs exited 1",
+               FAKE_NO_BUGS="fails")
+        expect("tests: a planted bug gets a test", folder, "tests --target=t --edition=solution",
+               0, "add_test([==[t.bughunt.stale]==]")
+        expect("tests: no planted bug gets a failing test", folder,
+               "tests --target=t --edition=solution", 0, "add_test([==[t.bughunt]==]",
+               FAKE_NO_BUGS="")
         # The other checks, each once passing and once failing.
-        expect(check(folder, "no-device"), 0, "exit status 3 and one line", "no-device passes")
-        expect(check(folder, "no-device", CUDA_VISIBLE_DEVICES="0"), 0, "exit status 3",
-               "no-device hides the device")
-        expect(check(folder, "cases --mode=edge --problem=matmul"), 0, "PASS (", "edge sizes pass")
-        expect(check(folder, "cases --mode=edge --problem=matmul", FAKE_CONTROL_FAILS=1), 1,
-               "expected PASS (exit status 0), got exit status 1", "a FAIL at an edge size fails")
-        expect(check(folder, "cases --mode=refuse"), 1, "expected a refusal",
-               "an oversize run that is not refused fails")
-        expect(check(folder, "cases --mode=refuse", FAKE_REFUSE=1), 0, "refused as expected",
-               "oversize runs refused with both sizes pass")
-        expect(check(folder, "cases --mode=boundary", FAKE_REFUSE=1), 0,
-               "SKIPPED: this machine cannot hold", "a case too large for the machine skips")
-        expect(check(folder, "sanitize --tool=memcheck --problem=conv1d"), 0, "memcheck clean",
-               "sanitize: a clean report passes")
-        expect(check(folder, "sanitize --tool=racecheck --problem=matmul",
-                     FAKE_SANITIZER_CONTROL_ERRORS=3), 1, "racecheck reported 3 errors",
-               "sanitize: a report with errors fails")
-        expect(check(folder, "sanitize --tool=memcheck --args=x --expect-finding=Invalid"), 1,
-               "memcheck reported nothing", "sanitize: a broken kernel that goes unseen fails")
-        expect(check(folder, "wrong-result", FAKE_CONTROL_FAILS=1), 1,
-               "the report lacks 'rate     not reported", "wrong-result: a report without it fails")
-        expect(check(folder, "bad-input"), 1, "were not refused as documented",
-               "bad-input: an executable that accepts bad input fails")
+        expect("no-device passes", folder, "no-device", 0, "exit status 3 and one line")
+        expect("no-device hides the device", folder, "no-device", 0, "exit status 3",
+               CUDA_VISIBLE_DEVICES="0")
+        expect("edge sizes pass", folder, "cases --mode=edge --problem=matmul", 0, "PASS (")
+        expect("a FAIL at an edge size fails", folder, "cases --mode=edge --problem=matmul", 1,
+               "expected PASS (exit status 0), got exit status 1", FAKE_CONTROL_FAILS=1)
+        expect("an oversize run that is not refused fails", folder, "cases --mode=refuse", 1,
+               "expected a refusal")
+        expect("oversize runs refused with both sizes pass", folder, "cases --mode=refuse", 0,
+               "refused as expected", FAKE_REFUSE=1)
+        expect("a case too large for the machine skips", folder, "cases --mode=boundary", 0,
+               "SKIPPED: this machine cannot hold", FAKE_REFUSE=1)
+        expect("sanitize: a clean report passes", folder,
+               "sanitize --tool=memcheck --problem=conv1d", 0, "memcheck clean")
+        expect("sanitize: a report with errors fails", folder,
+               "sanitize --tool=racecheck --problem=matmul", 1, "racecheck reported 3 errors",
+               FAKE_SANITIZER_CONTROL_ERRORS=3)
+        expect("sanitize: a broken kernel that goes unseen fails", folder,
+               "sanitize --tool=memcheck --args=x --expect-finding=Invalid", 1,
+               "memcheck reported nothing")
+        expect("wrong-result: a report without it fails", folder, "wrong-result", 1,
+               "the report lacks 'rate     not reported", FAKE_CONTROL_FAILS=1)
+        expect("bad-input: an executable that accepts bad input fails", folder, "bad-input", 1,
+               "were not refused as documented")
         os.remove(folder / "compute-sanitizer")
         env_path = os.environ.get("PATH", "")
         os.environ["PATH"] = str(folder)  # no compute-sanitizer on the PATH either
-        expect(hunt(folder, "memcheck"), 0, "SKIPPED: compute-sanitizer was not found",
-               "no compute-sanitizer skips")
+        expect("no compute-sanitizer skips", folder, "hunt memcheck", 0,
+               "SKIPPED: compute-sanitizer was not found")
         os.environ["PATH"] = env_path
     if failures:
         print(f"{len(failures)} failed")
