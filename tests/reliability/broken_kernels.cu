@@ -1,17 +1,13 @@
-// Deliberately broken kernels, kept out of the course: the reliability tests run them to show that
-// the harness fails when a kernel is wrong. A clean report for the chapters means something only
-// if the same harness reports these.
+// Deliberately broken kernels, kept out of the course: a clean report for the chapters means
+// something only if the same reliability checks report these (tests/reliability/CMakeLists.txt).
 //
 //   reliability_broken_kernels out-of-bounds-write   memcheck must report an invalid global write
 //   reliability_broken_kernels missing-barrier       racecheck must report a shared-memory hazard
-//   reliability_broken_kernels wrong-result [flags]  the shared driver (course::run_chapter) on a
-//                                                    matmul that writes zeros at once: its report
-//                                                    and CSV must show no rate, share of the peak
-//                                                    or speedup, only FAIL
+//   reliability_broken_kernels wrong-result [flags]  the shared driver on a matmul that writes
+//                                                    zeros at once: FAIL, and no figures
 //
 // Exit status: 0 when the kernel ran (the bugs do not crash without a sanitizer), 2 for a bad
-// command line, 3 when there is no CUDA device, 4 on a CUDA error; wrong-result: the driver's
-// (1, a failed check).
+// command line, 3 when there is no CUDA device, 4 on a CUDA error; wrong-result: the driver's.
 #include <cuda_runtime.h>
 
 #include "course/cli.hpp"
@@ -25,10 +21,8 @@
 
 namespace {
 
-/// Elements of the buffer the broken write overruns.
-constexpr int kElements = 100;
-/// Threads of the block that skips its barrier: four warps.
-constexpr int kThreads = 128;
+constexpr int kElements = 100;  ///< elements of the buffer the broken write overruns
+constexpr int kThreads = 128;   ///< threads per block: four warps
 /// How far a thread reaches for another thread's value: one warp, so writer and reader are
 /// always in different warps and nothing but a barrier orders them.
 constexpr int kWarp = 32;
@@ -82,28 +76,23 @@ int run_wrong_result(int argc, char** argv) {
 }
 
 int run(const std::string& mode) {
-  float* buffer = nullptr;
-  float* output = nullptr;
-  COURSE_CUDA_CHECK(cudaMalloc(&buffer, kThreads * sizeof(float)));
-  COURSE_CUDA_CHECK(cudaMalloc(&output, kThreads * sizeof(float)));
-  COURSE_CUDA_CHECK(cudaMemset(buffer, 0, kThreads * sizeof(float)));
-  COURSE_CUDA_CHECK(cudaMemset(output, 0, kThreads * sizeof(float)));
+  float* in = nullptr;
+  float* out = nullptr;
   if (mode == "out-of-bounds-write") {
-    // A buffer of exactly kElements floats, so that out[kElements] is outside every allocation
-    // the sanitizer knows of.
-    float* exact = nullptr;
-    COURSE_CUDA_CHECK(cudaMalloc(&exact, kElements * sizeof(float)));
-    write_one_past_the_end<<<1, kThreads>>>(exact, kElements);
-    COURSE_CUDA_CHECK(cudaGetLastError());
-    COURSE_CUDA_CHECK(cudaDeviceSynchronize());
-    COURSE_CUDA_CHECK(cudaFree(exact));
+    // Exactly kElements floats, so that out[kElements] is outside every allocation the sanitizer
+    // knows of.
+    COURSE_CUDA_CHECK(cudaMalloc(&out, kElements * sizeof(float)));
+    write_one_past_the_end<<<1, kThreads>>>(out, kElements);
   } else {
-    rotate_without_barrier<<<1, kThreads>>>(buffer, output);
-    COURSE_CUDA_CHECK(cudaGetLastError());
-    COURSE_CUDA_CHECK(cudaDeviceSynchronize());
+    COURSE_CUDA_CHECK(cudaMalloc(&in, kThreads * sizeof(float)));
+    COURSE_CUDA_CHECK(cudaMalloc(&out, kThreads * sizeof(float)));
+    COURSE_CUDA_CHECK(cudaMemset(in, 0, kThreads * sizeof(float)));
+    rotate_without_barrier<<<1, kThreads>>>(in, out);
   }
-  COURSE_CUDA_CHECK(cudaFree(buffer));
-  COURSE_CUDA_CHECK(cudaFree(output));
+  COURSE_CUDA_CHECK(cudaGetLastError());
+  COURSE_CUDA_CHECK(cudaDeviceSynchronize());
+  COURSE_CUDA_CHECK(cudaFree(in));  // nullptr for the out-of-bounds write: a no-op
+  COURSE_CUDA_CHECK(cudaFree(out));
   std::cout << mode << ": the broken kernel ran\n";
   return course::kExitPass;
 }

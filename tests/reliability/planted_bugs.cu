@@ -1,9 +1,7 @@
-// A chapter made up for the bug-hunt harness (tests/reliability/bughunt.py), kept out of the
-// course: one tiled matmul, and planted bugs of each kind a chapter registers. The bugs named
-// "uncaught-..." are the correct kernel under a tool: the harness must fail on them (WILL_FAIL),
-// which shows that it can.
-//
-//   reliability_planted_bugs [chapter flags]   the shared driver (course::run_chapter)
+// A chapter made up for the bug hunt (`reliability.py bughunt`), kept out of the course: one tiled
+// matmul through the shared driver, and planted bugs of each kind a chapter registers. The bugs
+// named "uncaught-..." are the correct kernel under a tool: the bug hunt must fail on them
+// (WILL_FAIL), which shows that it can.
 #include <cuda_runtime.h>
 
 #include "course/driver.hpp"
