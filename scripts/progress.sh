@@ -15,20 +15,16 @@
 # is not usable.
 set -uo pipefail
 
-caller=$(pwd)
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-
-build_dir=build
+build_dir="$root/build"
 build=yes
 chapters=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir)
       [ $# -ge 2 ] || { echo "error: --build-dir needs a folder" >&2; exit 2; }
-      case "$2" in
-        /*) build_dir=$2 ;;
-        *) build_dir="$caller/$2" ;;
-      esac
+      build_dir=$2
+      [[ $build_dir == /* ]] || build_dir="$PWD/$build_dir"
       shift 2
       ;;
     --no-build) build=no; shift ;;
@@ -40,7 +36,6 @@ while [ $# -gt 0 ]; do
     *) chapters+=("$1"); shift ;;
   esac
 done
-[ "$build_dir" = build ] && build_dir="$root/build"
 
 not_built=()
 if [ "$build" = yes ]; then
@@ -65,14 +60,13 @@ if [ "$build" = yes ]; then
   done
   while IFS=$'\t' read -r label _slug _student _solution targets; do
     [ -n "$label" ] || continue
-    if [ ${#wanted[@]} -gt 0 ] && [[ ! " ${wanted[*]} " =~ " $label " ]]; then
-      continue
-    fi
+    [ ${#wanted[@]} -eq 0 ] || [[ " ${wanted[*]} " == *" $label "* ]] || continue
     printf '==> building %s: your kernels and their tests\n' "$label"
-    if ! cmake --build "$build_dir" --target ${targets//,/ } --parallel "$(nproc)" >"$build_dir/progress_$label.log" 2>&1; then
+    log="$build_dir/progress_$label.log"
+    if ! cmake --build "$build_dir" --target ${targets//,/ } --parallel "$(nproc)" >"$log" 2>&1; then
       not_built+=(--not-built "$label")
-      grep -E "error" "$build_dir/progress_$label.log" | awk '!seen[$0]++' | head -n 5 | sed 's/^/    /'
-      printf '    (the whole output: %s)\n' "$build_dir/progress_$label.log"
+      grep -E "error" "$log" | awk '!seen[$0]++' | head -n 5 | sed 's/^/    /'
+      printf '    (the whole output: %s)\n' "$log"
     fi
   done <"$build_dir/course_chapters.tsv"
 fi

@@ -12,17 +12,14 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 profile=no
 ladder_args=()
 for argument in "$@"; do
-  if [ "$argument" = --profile ]; then
-    profile=yes
-  else
-    ladder_args+=("$argument")
-  fi
+  case "$argument" in
+    --profile) profile=yes ;;
+    *) ladder_args+=("$argument") ;;
+  esac
 done
 course_setup run
 configure_args=()
-if ! course_have_package catch2; then
-  configure_args+=(-DCOURSE_BUILD_TESTS=OFF)
-fi
+course_have_package catch2 || configure_args+=(-DCOURSE_BUILD_TESTS=OFF)
 course_configure_and_build default "${configure_args[@]}"
 if ! course_have_gpu; then
   course_say "built everything in build/; running the kernels needs an NVIDIA GPU, and none is visible here"
@@ -32,6 +29,6 @@ status=0
 scripts/ladder.sh "${ladder_args[@]}" || status=$?
 if [ "$profile" = yes ]; then
   course_say "profiling every chapter's solution with Nsight Compute"
-  scripts/profile.sh --all || { [ "$status" -ne 0 ] || status=$?; }
+  scripts/profile.sh --all || [ "$status" -ne 0 ] || status=1
 fi
 exit "$status"
