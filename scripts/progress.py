@@ -75,7 +75,7 @@ def read_exercises(chapter, required=True):
     """Fills chapter.exercises from the executable's --exercises. With @p required False (a chapter
     that does not compile now, whose executable may be missing or older), leaves it empty when the
     executable cannot say."""
-    chapter.exercises = []  # [Exercise], in table order
+    chapter.exercises = []
     try:
         status, out, err = run([chapter.student, "--exercises"], 60)
         if status != 0:
@@ -85,17 +85,16 @@ def read_exercises(chapter, required=True):
         if required:
             raise
         return
-    by_id = {}
+    by_id = {}  # in table order
     for line in out.splitlines():
         fields = line.split("\t")
         if len(fields) != 3:
             raise ProgressError(f"{chapter.student} --exercises: not an exercise line: {line!r}")
         identifier, problem, task = fields
-        if identifier not in by_id:
-            by_id[identifier] = Exercise(identifier, task)
-            chapter.exercises.append(by_id[identifier])
-        if problem not in by_id[identifier].problems:
-            by_id[identifier].problems.append(problem)
+        exercise = by_id.setdefault(identifier, Exercise(identifier, task))
+        if problem not in exercise.problems:
+            exercise.problems.append(problem)
+    chapter.exercises = list(by_id.values())
 
 
 def check_with_executable(chapter, problem):
@@ -206,17 +205,16 @@ def print_chapter(chapter, with_status):
     if not chapter.exercises:
         print("  its exercises cannot be listed until it compiles" if chapter.not_built
               else "  no exercises")
-    id_width = max((len(e.id) for e in chapter.exercises), default=0)
-    problem_width = max((len(", ".join(e.problems)) for e in chapter.exercises), default=0)
-    task_width = max((len(e.task) for e in chapter.exercises), default=0)
-    for exercise in chapter.exercises:
-        line = (f"  {exercise.id:<{id_width}}  {', '.join(exercise.problems):<{problem_width}}  "
-                f"{exercise.task:<{task_width}}")
+    rows = [[e.id, ", ".join(e.problems), e.task] for e in chapter.exercises]
+    widths = [max((len(row[column]) for row in rows), default=0) for column in range(3)]
+    for exercise, row in zip(chapter.exercises, rows):
+        cells = [f"{cell:<{width}}" for cell, width in zip(row, widths)]
+        line = "  " + "  ".join(cells)
         if with_status:
             line += f"  {exercise.status}"
         print(line.rstrip())
         if with_status and exercise.detail:
-            print(f"  {'':<{id_width}}  first failing check: {exercise.detail}")
+            print(f"  {'':<{widths[0]}}  first failing check: {exercise.detail}")
     print()
 
 
