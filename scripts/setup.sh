@@ -3,15 +3,9 @@
 # installs what the job is missing on Debian 12 or Ubuntu 24.04 with apt, finds nvcc, and
 # configures and builds the course.
 # Usage inside those scripts: course_setup <run|test|progress>; course_configure_and_build <preset>
-#
-# Each job installs only what it uses:
-#   run       needs CMake, a C++ compiler and Ninja; would like Catch2 (the tests), Python 3 and
-#             matplotlib (the ladder's table and plot), and goes on without them
-#   test      needs all of that and Doxygen and Graphviz (the documentation is part of the tests);
-#             would like matplotlib (the plot's test is skipped without it)
-#   progress  needs CMake, a C++ compiler, Ninja, Catch2 (the chapters' tests) and Python 3
-# When apt cannot install something (no network, no sudo, no apt), one line says which package
-# is missing and the command that installs it; apt's own messages go to a log file.
+# Each job installs only what it uses (course_packages). When apt cannot install something (no
+# network, no sudo, no apt), one line says which package is missing and the command that installs
+# it; apt's own messages go to a log file.
 
 course_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$course_root/scripts/python.sh"
@@ -20,7 +14,8 @@ course_sudo=sudo
 
 course_say() { printf '==> %s\n' "$*"; }
 
-# The Debian/Ubuntu packages job $1 needs, then, after the bar, those it goes on without.
+# The Debian/Ubuntu packages job $1 needs, then, after the bar, those it goes on without: the
+# documentation is part of the tests, and the plot's test is skipped without matplotlib.
 course_packages() {
   case "$1" in
     run) echo "cmake g++ ninja-build | catch2 python3 python3-matplotlib" ;;
