@@ -57,16 +57,15 @@ def make_course(folder, hints=GOOD_HINTS, program=PROGRAM):
     chapter = folder / "chapters" / "09_test"
     chapter.mkdir(parents=True)
     (chapter / "kernels.cuh").write_text(KERNELS)
-    if program is not None:
-        (chapter / "first_program.cu").write_text(program)
+    (chapter / "first_program.cu").write_text(program)
     if hints is not None:
         (chapter / "HINTS.md").write_text(hints)
     return folder
 
 
-def run(command, root, seen=None):
-    env = dict(os.environ, COURSE_HINTS_ROOT=str(root))
-    env["COURSE_HINTS_SEEN"] = str(seen or Path(root) / "build" / "hints_seen.txt")
+def run(command, root):
+    env = dict(os.environ, COURSE_HINTS_ROOT=str(root),
+               COURSE_HINTS_SEEN=str(root / "build" / "hints_seen.txt"))
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
     return done.returncode, done.stdout, done.stderr
 

@@ -1,14 +1,11 @@
 #!/usr/bin/env python3
 """Tests of scripts/setup.sh's installing (course_install_for), with no network and no real apt:
 PATH holds only stand-ins, so the test decides which tools are "installed" and how apt behaves.
-  - apt that cannot reach its sources (as offline: warnings from update, "Unable to locate
-    package" from install) must give one line that names the missing packages and the command
-    that installs them, and none of apt's own messages;
-  - the main job (run) needs CMake, a compiler and Ninja only: without Doxygen, Graphviz and
-    matplotlib it goes on, with one line about the plot;
-  - the test job (test) still needs Doxygen and Graphviz and Catch2, with the same clear line;
-  - without apt-get at all, the line says so;
-  - with a working apt, what was missing is installed and nothing is said about it.
+Where apt cannot install what a job needs (offline: warnings from update, "Unable to locate
+package" from install; or no apt-get at all), one line names the missing packages and the command
+that installs them, and none of apt's own messages are shown. The main job (run) needs CMake, a
+compiler and Ninja only and goes on without the rest; the test job still needs Catch2, Doxygen and
+Graphviz; a working apt installs what is missing and nothing is said about it.
 
     python3 tests/scripts/test_setup.py   (exit 0 when every case holds; KEEP_WORK=1 keeps the
                                            scratch folder)
