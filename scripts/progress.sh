@@ -63,7 +63,7 @@ if [ "$build" = yes ]; then
     [ ${#wanted[@]} -eq 0 ] || [[ " ${wanted[*]} " == *" $label "* ]] || continue
     printf '==> building %s: your kernels and their tests\n' "$label"
     log="$build_dir/progress_$label.log"
-    if ! cmake --build "$build_dir" --target ${targets//,/ } --parallel "$(nproc)" >"$log" 2>&1; then
+    if ! cmake --build "$build_dir" --target ${targets//,/ } -j "$(nproc)" >"$log" 2>&1; then
       not_built+=(--not-built "$label")
       grep -E "error" "$log" | awk '!seen[$0]++' | head -n 5 | sed 's/^/    /'
       printf '    (the whole output: %s)\n' "$log"
