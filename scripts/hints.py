@@ -59,10 +59,8 @@ def parse_hints(path):
     current, level = None, None
     for index, line in enumerate(lines, start=1):
         where = f"{path}:{index}"
-        exercise = re.match(r"^## (.*)$", line)
-        level_line = re.match(r"^### (.*)$", line)
-        if exercise:
-            heading = re.fullmatch(r"Exercise (\d+\.\d+): (\S.*)", exercise.group(1).strip())
+        if line.startswith("## "):
+            heading = re.fullmatch(r"Exercise (\d+\.\d+): (\S.*)", line[3:].strip())
             if not heading:
                 problems.append(f"{where}: expected '## Exercise N.M: <short title>'")
                 current, level = None, None
@@ -71,8 +69,8 @@ def parse_hints(path):
             if current in sections:
                 problems.append(f"{where}: exercise {current} has a second section")
             sections[current] = (heading.group(2), {})
-        elif level_line:
-            heading = re.fullmatch(r"Level (\d+)", level_line.group(1).strip())
+        elif line.startswith("### "):
+            heading = re.fullmatch(r"Level (\d+)", line[4:].strip())
             if current is None:
                 problems.append(f"{where}: a level outside an '## Exercise N.M' section")
                 continue
