@@ -23,7 +23,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT, SAMPLE = HERE.parent.parent, HERE / "sample_ladder.csv"
 sys.path.insert(0, str(HERE.parent / "reliability"))
-from reliability import fail, run, shown, skip  # noqa: E402
+from harness import fail, run, shown, skip  # noqa: E402
 
 
 def plot(stem):
