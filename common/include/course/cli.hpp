@@ -45,7 +45,7 @@ struct ChapterFlags {
 };
 
 /// The launch choices on the command line (`--tile`, `--block`, `--mapping`, `--variant`). A
-/// chapter's main() binds each to the launchers that offer it as their trailing parameter
+/// chapter's describe() binds each to the launchers that offer it as their trailing parameter
 /// (course::with_choice), or picks its launchers by the variant.
 struct LaunchOptions {
   int tile = 0;   ///< tile width of the matrix product; 0 = the chapter's default
