@@ -5,6 +5,8 @@ library only.
 
 import os
 
+import readme_block
+
 SI_PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 
 
@@ -73,8 +75,7 @@ def header(rows):
 
 def render(rows, images, relative_to):
     """The profile block: header, table, and a link to each roofline SVG from @p relative_to."""
-    folder = os.path.dirname(os.path.abspath(relative_to))
     links = "".join(f"\n![Roofline, {os.path.basename(image)[len('roofline_'):-len('.svg')]}]"
-                    f"({os.path.relpath(os.path.abspath(image), folder).replace(os.sep, '/')})"
+                    f"({readme_block.link(image, relative_to)})"
                     for image in sorted(images) if image.endswith(".svg"))
     return header(rows) + "\n\n" + table(rows) + "\n" + links

@@ -2,9 +2,11 @@
 
 The README holds them for the results table (`ladder`, scripts/update_results_table.py), what each
 chapter takes (`supports`, scripts/update_supports_table.py) and the profile
-(scripts/profile_kernels.py). Everything outside the markers is left as it is. Standard library
-only.
+(scripts/profile_kernels.py). Everything outside the markers is left as it is; an image in a block
+is linked from the file the block goes into. Standard library only.
 """
+
+import os
 
 
 class BlockError(Exception):
@@ -13,6 +15,13 @@ class BlockError(Exception):
 
 def markers(name):
     return f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+
+
+def link(path, relative_to):
+    """@p path as a link from the file @p relative_to (the README, or a file of its own that holds
+    a block), with forward slashes."""
+    folder = os.path.dirname(os.path.abspath(relative_to))
+    return os.path.relpath(os.path.abspath(path), folder).replace(os.sep, "/")
 
 
 def _find(text, name, readme_name):

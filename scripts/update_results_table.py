@@ -24,12 +24,6 @@ import results_table  # noqa: E402
 BLOCK = "ladder"
 
 
-def image_link(image, relative_to):
-    """@p image as a link from the folder of the file @p relative_to."""
-    folder = os.path.dirname(os.path.abspath(relative_to))
-    return os.path.relpath(os.path.abspath(image), folder).replace(os.sep, "/")
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(
         description="Write the ladder's results table from its CSV into the README, a file or "
@@ -51,8 +45,8 @@ def main(argv=None):
         rows = results_table.read_rows(args.csv)
         goals = results_table.read_goals(args.goals) if args.goals else None
         target = args.out or args.readme
-        block = results_table.render_table(rows, goals,
-                                           image_link(args.image, target) if args.image else None)
+        image = readme_block.link(args.image, target) if args.image else None
+        block = results_table.render_table(rows, goals, image)
         if args.out:
             with open(args.out, "w", encoding="utf-8") as handle:
                 handle.write(block + "\n")
