@@ -58,6 +58,7 @@ Options parse_command_line(int argc, const char* const* argv) {
   constexpr long long kMaxRuns = 1000000;
   constexpr int kMaxChapter = 99;
   Options options;
+  std::vector<course::Problem> problems;  // only these problems (empty: all)
   std::vector<std::string> size_specs;
   bool quick = false;
   bool warmup_given = false;
@@ -83,7 +84,7 @@ Options parse_command_line(int argc, const char* const* argv) {
     } else if (flag == "--taps") {
       taps = course::parse_count(flag, value());
     } else if (flag == "--problem" || flag == "--problems") {
-      options.problems = course::parse_problems(flag, value());
+      problems = course::parse_problems(flag, value());
     } else if (flag == "--chapters") {
       for (const std::string& number : course::split(value(), ','))
         options.chapters.push_back(
@@ -118,10 +119,9 @@ Options parse_command_line(int argc, const char* const* argv) {
         options.workloads.push_back(workload);
     }
   }
-  if (!options.problems.empty()) {
+  if (!problems.empty()) {
     const auto unwanted = [&](const Workload& workload) {
-      return std::find(options.problems.begin(), options.problems.end(), workload.problem) ==
-             options.problems.end();
+      return std::find(problems.begin(), problems.end(), workload.problem) == problems.end();
     };
     options.workloads.erase(
         std::remove_if(options.workloads.begin(), options.workloads.end(), unwanted),

@@ -15,8 +15,7 @@ namespace ladder {
 
 /// The ladder's command line.
 struct Options {
-  std::vector<course::Workload> workloads;  ///< what to run, in order
-  std::vector<course::Problem> problems;    ///< only these problems (empty: all)
+  std::vector<course::Workload> workloads;  ///< what to run, in order (of `--problem`'s problems)
   std::vector<int> chapters;                ///< only these chapters (empty: all built)
   course::Options base;                     ///< warm-up, reps, seed
   std::string csv_path;                     ///< results CSV; empty: not written
