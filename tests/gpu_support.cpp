@@ -62,6 +62,8 @@ bool gpu_tests_enabled(const char* chapter_label, bool solution) {
 
 void check_products(const Choices& choices, const std::vector<ProductShape>& shapes,
                     long long salt) {
+  REQUIRE_FALSE(choices.empty());
+  REQUIRE_FALSE(shapes.empty());
   for (const Choice& choice : choices) {
     INFO(choice.name);
     REQUIRE((choice.set.offers(Problem::matmul) || choice.set.offers(Problem::minplus)));
@@ -109,6 +111,8 @@ std::vector<ProductShape> shapes_around_depth(int tile, int depth) {
 
 void check_conv2d(const Conv2dLauncher& conv2d, const std::vector<ImageShape>& images,
                   const std::vector<MaskShape>& masks) {
+  REQUIRE_FALSE(images.empty());
+  REQUIRE_FALSE(masks.empty());
   for (const auto& image : images) {
     for (const auto& mask : masks) {
       const auto seed = test_seed({3, image.h, image.w, mask.mk, mask.ml});
@@ -123,6 +127,7 @@ void check_conv2d(const Conv2dLauncher& conv2d, const std::vector<ImageShape>& i
 }
 
 void check_conv1d(const Conv1dLauncher& conv1d, const std::vector<Conv1dShape>& shapes) {
+  REQUIRE_FALSE(shapes.empty());
   for (const auto& [n, m] : shapes) {
     const auto seed = test_seed({4, n, m});
     INFO("n " << n << " m " << m << ", seed " << seed);

@@ -78,7 +78,7 @@ Choices each_step(const char* prefix, const Steps& steps, AtStep at_step) {
 /// For every choice, runs its matmul and minplus (those it offers; matmul with the tolerance of
 /// set.arithmetic) at every shape of @p shapes and checks each (Catch2 CHECK, with the choice,
 /// the sizes, the seed and the worst element in the message). @p salt keeps the seeds of
-/// different test cases apart.
+/// different test cases apart. An empty list of choices or shapes fails the test.
 void check_products(const Choices& choices, const std::vector<ProductShape>& shapes,
                     long long salt);
 
@@ -95,11 +95,12 @@ void check_products_around(const Choices& choices, ProductShape base,
 /// last one. m = tile + 1 and n = 2 tile - 1 leave the last tiles of C part-filled too.
 std::vector<ProductShape> shapes_around_depth(int tile, int depth);
 
-/// Checks @p conv2d on every image of @p images with every mask of @p masks.
+/// Checks @p conv2d on every image of @p images with every mask of @p masks (neither may be
+/// empty).
 void check_conv2d(const Conv2dLauncher& conv2d, const std::vector<ImageShape>& images,
                   const std::vector<MaskShape>& masks);
 
-/// Checks @p conv1d at every shape of @p shapes.
+/// Checks @p conv1d at every shape of @p shapes (not empty).
 void check_conv1d(const Conv1dLauncher& conv1d, const std::vector<Conv1dShape>& shapes);
 
 /// The course's shapes of one kind (@p course_shapes, e.g. kImageShapes) followed by @p more, a
