@@ -288,7 +288,8 @@ int run_ladder(const ladder::Options& options, const std::string& program) {
     }
     std::cout << "chapters ";
     for (const Implementation& implementation : implementations) {
-      if (implementation.chapter > 0)
+      // Each chapter once: its variant (chapter 3 dispatch) is no chapter of its own.
+      if (implementation.chapter > 0 && implementation.variant.empty())
         std::cout << " " << implementation.chapter;
     }
     std::cout << " (solutions)\n";
