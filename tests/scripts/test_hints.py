@@ -1,11 +1,8 @@
 #!/usr/bin/env python3
-"""The levelled hints (scripts/hints.py, scripts/hint.sh).
-
-    test_hints.py            the check fails on broken stand-in chapters and passes on a good one;
-                             hint.sh prints levels in turn, remembers them, says when all are seen,
-                             and refuses an unknown exercise or level with one line
-    test_hints.py --course   the course itself: every exercise region of every chapter has its
-                             HINTS.md section with Levels 1, 2 and 3 (scripts/hints.py check)
+"""The levelled hints (scripts/hints.py, scripts/hint.sh): the check fails on broken stand-in
+chapters and passes on a good one; hint.sh prints levels in turn, remembers them, says when all
+are seen, and refuses an unknown exercise or level with one line. The course itself is checked by
+the CTest test hints.complete (scripts/hints.py check).
 """
 import os
 import subprocess
@@ -153,9 +150,6 @@ def test_hint_sh():
 
 
 def main():
-    if "--course" in sys.argv[1:]:
-        done = subprocess.run([sys.executable, str(HINTS_PY), "--root", str(ROOT), "check"])
-        return done.returncode
     test_check()
     test_hint_sh()
     if failures:
