@@ -26,7 +26,8 @@ inline constexpr int kStages = 3;  ///< the stages of steps 3 and 4 (steps 1 and
 inline constexpr int kProductThreads = kWarpsDown * kWarpsAcross * kWarpSize;  ///< threads
 inline constexpr int kQuad = 4;  ///< floats in one float4
 /// Floats between rows of a stage in steps 1-3: 4 more than kBatch, so that the 8 rows a fragment
-/// or ldmatrix reads together fall on different banks. Any multiple of kQuad works.
+/// or ldmatrix reads together fall on different banks. Any multiple of kQuad gives the right
+/// product (kBatch too), but not every one keeps those rows on different banks.
 inline constexpr int kPitch = kBatch + kQuad;
 inline constexpr int kQuadsPerRow = kBatch / kQuad;  ///< 16-byte chunks (float4s) of k in a row
 
