@@ -106,8 +106,15 @@ TEST_CASE("size labels are short and tell workloads apart", "[ladder]") {
   };
   for (const auto& [workload, label] : cases)
     CHECK(ladder::size_label(workload) == label);
-  CHECK((kMatmul4096 == course::product_workload(Problem::matmul, 4096, 4096, 4096)));
+  // Rows are matched by workload: the problem and its own sizes, whatever the other fields hold.
+  Workload with_other_fields = kMatmul4096;
+  with_other_fields.height = 7;
+  with_other_fields.taps = 3;
+  CHECK((with_other_fields == kMatmul4096));
   CHECK_FALSE((kMatmul4096 == course::product_workload(Problem::minplus, 4096, 4096, 4096)));
+  CHECK_FALSE((kMatmul4096 == course::product_workload(Problem::matmul, 4096, 4096, 2048)));
+  CHECK_FALSE((kConv2d == course::conv2d_workload(8192, 8192, 13, 11)));
+  CHECK_FALSE((kConv1d == course::conv1d_workload(1 << 24, 63)));
 }
 
 TEST_CASE("the default plan holds the benchmark sizes the goals are measured on", "[ladder]") {
