@@ -266,7 +266,7 @@ TEST_CASE("goals: met, missed, or not measured", "[ladder]") {
                   "not measured") != std::string::npos);
 }
 
-TEST_CASE("the tensor-core chapter is measured against cuBLAS with tensor cores", "[ladder]") {
+TEST_CASE("the tensor-core chapters are measured against cuBLAS with tensor cores", "[ladder]") {
   const Workload matmul = course::product_workload(Problem::matmul, 8192, 8192, 8192);
   std::vector<Row> rows = {
       make_row(matmul, "ch04", 4, 24.0),
@@ -274,14 +274,16 @@ TEST_CASE("the tensor-core chapter is measured against cuBLAS with tensor cores"
       make_row(matmul, "ch06", 6, 6.0),
       make_row(matmul, ladder::kCublasLabel, 0, 21.0),
       make_row(matmul, ladder::kCublasTf32Label, 0, 3.0),
+      make_row(matmul, "ch07", 7, 3.2),
   };
-  rows[2].arithmetic = course::Arithmetic::tf32;
-  rows[4].arithmetic = course::Arithmetic::tf32;
+  for (std::size_t tf32 : {2, 4, 5})
+    rows[tf32].arithmetic = course::Arithmetic::tf32;
   ladder::compute_ratios(rows);
   CHECK(value(rows[1].cublas_percent) == Approx(100.0 * 21.0 / 22.0));  // FP32 against FP32
   CHECK(value(rows[2].cublas_percent) == Approx(50.0));  // TF32 against TF32: 3 ms / 6 ms
   CHECK_FALSE(rows[3].cublas_percent);                   // the baselines are not compared
   CHECK_FALSE(rows[4].cublas_percent);
+  CHECK(value(rows[5].cublas_percent) == Approx(100.0 * 3.0 / 3.2));
 
   const std::vector<ladder::GoalResult> goals =
       ladder::evaluate_goals(ladder::performance_goals(), rows);
@@ -295,12 +297,17 @@ TEST_CASE("the tensor-core chapter is measured against cuBLAS with tensor cores"
   check_goal(goal("matmul 8192: chapter 6 at least 60% of cuBLAS TF32"), 50.0, "missed");
   check_goal(goal("matmul 8192: chapter 6 at least 3x chapter 4"), 4.0, "met");
   check_goal(goal("matmul 8192: chapter 5 at least 100% of cuBLAS"), 100.0 * 21.0 / 22.0, "missed");
+  check_goal(goal("matmul 8192: chapter 7 at least 90% of cuBLAS TF32"), 100.0 * 3.0 / 3.2, "met");
+  check_goal(goal("matmul 8192: chapter 7 at least 2x chapter 6"), 6.0 / 3.2, "missed");
+  check_goal(goal("matmul 4096: chapter 7 at least 90% of cuBLAS TF32"), std::nullopt,
+             "not measured");
 
   const std::vector<std::string> lines = csv_lines(rows, "Example GPU");
   std::vector<std::string> references;
   for (std::size_t i = 1; i < lines.size(); ++i)
     references.push_back(field(lines[0], lines[i], "cublas_reference"));
-  CHECK(references == std::vector<std::string>{"cuBLAS", "cuBLAS", "cuBLAS TF32", "", ""});
+  CHECK(references ==
+        std::vector<std::string>{"cuBLAS", "cuBLAS", "cuBLAS TF32", "", "", "cuBLAS TF32"});
 }
 
 TEST_CASE("the CSV writer: one field per column, FAILs without figures", "[ladder]") {
