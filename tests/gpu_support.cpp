@@ -3,7 +3,7 @@
 #include "catch.hpp"
 
 #include "course/device_info.hpp"
-#include "course/driver.hpp"
+#include "course/measure.hpp"
 #include "course/random.hpp"
 
 #include <cstdint>
@@ -28,9 +28,13 @@ bool chapter_requested(const std::string& chapter_label) {
   return false;
 }
 
-CheckResult run_workload(const ProblemSet& set, const Workload& workload, std::uint64_t seed) {
+// Runs @p set's launcher for @p workload on inputs seeded by @p seed, with a poisoned output, and
+// checks the output against the CPU reference (the worst element in the message).
+void check_workload(const ProblemSet& set, const Workload& workload, std::uint64_t seed) {
   const ProblemInstance instance(workload, seed);
-  return instance.check(instance.checked_run(set, nullptr), set.arithmetic);
+  const CheckResult result = instance.check(instance.checked_run(set, nullptr), set.arithmetic);
+  INFO(result.summary(instance.output_columns()));
+  CHECK(result.passed);
 }
 
 // A seed for one test input: COURSE_TEST_SEED (default 7) mixed with @p parts (sizes),
@@ -73,9 +77,8 @@ void check_products(const Choices& choices, const std::vector<ProductShape>& sha
       for (Problem problem : {Problem::matmul, Problem::minplus}) {
         if (!choice.set.offers(problem))
           continue;
-        const auto result = run_workload(choice.set, product_workload(problem, m, n, k), seed);
-        INFO(problem_name(problem) << ": " << result.summary(n));
-        CHECK(result.passed);
+        INFO(problem_name(problem));
+        check_workload(choice.set, product_workload(problem, m, n, k), seed);
       }
     }
   }
@@ -118,10 +121,8 @@ void check_conv2d(const Conv2dLauncher& conv2d, const std::vector<ImageShape>& i
       const auto seed = test_seed({3, image.h, image.w, mask.mk, mask.ml});
       INFO("image " << image.h << "x" << image.w << " mask " << mask.mk << "x" << mask.ml
                     << ", seed " << seed);
-      const auto result = run_workload(ProblemSet{{}, {}, conv2d, {}},
-                                       conv2d_workload(image.h, image.w, mask.mk, mask.ml), seed);
-      INFO(result.summary(image.w));
-      CHECK(result.passed);
+      check_workload(ProblemSet{{}, {}, conv2d, {}},
+                     conv2d_workload(image.h, image.w, mask.mk, mask.ml), seed);
     }
   }
 }
@@ -131,9 +132,7 @@ void check_conv1d(const Conv1dLauncher& conv1d, const std::vector<Conv1dShape>& 
   for (const auto& [n, m] : shapes) {
     const auto seed = test_seed({4, n, m});
     INFO("n " << n << " m " << m << ", seed " << seed);
-    const auto result = run_workload(ProblemSet{{}, {}, {}, conv1d}, conv1d_workload(n, m), seed);
-    INFO(result.summary());
-    CHECK(result.passed);
+    check_workload(ProblemSet{{}, {}, {}, conv1d}, conv1d_workload(n, m), seed);
   }
 }
 

@@ -3,7 +3,6 @@
 // failure can be replayed), with a poisoned output, against the CPU reference.
 #pragma once
 
-#include "course/check.hpp"
 #include "course/problems.hpp"
 
 #include <cstddef>
