@@ -14,8 +14,8 @@ import shutil
 from pathlib import Path
 
 from .chapters import CHAPTER_DIR, SiteError, read_lines
-from .markdown import (HEADING, IMAGE_THEN_PUNCTUATION, INLINE_LINK, doxygen_markdown,
-                       github_slug, in_code, join_wrapped_link, track_fence)
+from .markdown import (CODE_SPAN, HEADING, IMAGE_THEN_PUNCTUATION, INLINE_LINK,
+                       doxygen_markdown, github_slug, in_code, join_wrapped_link, track_fence)
 
 IMAGE_SUFFIXES = {".png", ".svg", ".jpg", ".jpeg", ".gif"}
 EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.\-]*:|//)", re.IGNORECASE)
@@ -90,7 +90,7 @@ class Site:
             slug = github_slug(title)
             # Doxygen 1.9.4 shows a code span of a heading as raw <tt> tags in the table of
             # contents: headings lose their backticks.
-            title = re.sub(r"(`+)(.+?)\1", r"\2", title)
+            title = CODE_SPAN.sub(r"\2", title)
             slugs[slug] = slugs.get(slug, -1) + 1
             if slugs[slug]:
                 slug = f"{slug}-{slugs[slug]}"
