@@ -166,8 +166,9 @@ class Site:
 
 
 def is_figure(key, name):
-    """Whether the image file @p name of the site is a figure of chapter @p key: make_pages.py
-    names the copy of chapters/NN_slug/figures/NAME.svg chapters_NN_slug_figures_NAME.svg."""
+    """Whether the image file @p name of the site is a figure of chapter @p key: the site's copy
+    of chapters/NN_slug/figures/NAME.svg is chapters_NN_slug_figures_NAME.svg (copy_image in
+    docs/sitegen/links.py)."""
     return re.fullmatch(rf"chapters_{key[2:]}_[a-z0-9_]+?_figures_[^/]+\.svg", name) is not None
 
 
