@@ -4,13 +4,13 @@
 
 #include "course/device_info.hpp"
 #include "course/measure.hpp"
+#include "course/parse.hpp"
 #include "course/random.hpp"
 
 #include <cstdint>
 #include <cstdlib>
 #include <initializer_list>
 #include <iostream>
-#include <sstream>
 
 namespace course::testing {
 namespace {
@@ -19,9 +19,7 @@ bool chapter_requested(const std::string& chapter_label) {
   const char* wanted = std::getenv("COURSE_CHECK");
   if (wanted == nullptr)
     return false;
-  std::istringstream names(wanted);
-  std::string name;
-  while (std::getline(names, name, ',')) {
+  for (const std::string& name : split(wanted, ',')) {
     if (name == chapter_label || name == "all")
       return true;
   }
