@@ -324,8 +324,12 @@ TEST_CASE("the CSV writer: one field per column, FAILs without figures", "[ladde
   kernel.dynamic_shared = 512;
   kernel.blocks_per_sm = 6;
   kernel.threads_per_block = 256;
+  kernel.local_bytes = 16;
   rows[0].result.kernels = {kernel};
+  rows[0].result.timing.min_ms = 39.5;
+  rows[0].result.timing.max_ms = 41;
   rows[0].result.peak_percent = 6.5;
+  rows[0].result.peak_name = "FP32 peak";
   ladder::compute_ratios(rows);
 
   const std::vector<std::string> lines = csv_lines(rows, "Round GPU, rev \"B\"");
@@ -343,27 +347,51 @@ TEST_CASE("the CSV writer: one field per column, FAILs without figures", "[ladde
       CHECK(field(header, line, name) == text);
     }
   };
-  check_fields(lines[1], {{"device", "Round GPU, rev \"B\""},
-                          {"date", "2025-01-15"},
-                          {"problem", "matmul"},
-                          {"sizes", "4096"},
-                          {"chapter", "1"},
-                          {"status", "PASS"},
-                          {"median_ms", "40"},
-                          {"rate", "3.43597"},
-                          {"rate_unit", "TFLOP/s"},
-                          {"cublas_percent", "10"},
-                          {"peak_percent", "6.5"},
-                          {"speedup", ""},
-                          {"registers", "40"},
-                          {"shared_bytes", "1536"},
-                          {"blocks_per_sm", "6"},
-                          {"kernel", kernel.name},
-                          {"ceiling_name", "FP32 peak"}});
+  // Every column of a PASS line, each value different from its neighbours', so that two columns
+  // written in each other's place are caught. 2 x 4096^3 FLOP in 40 ms is 3.43597 TFLOP/s: 10% of
+  // cuBLAS's 4 ms, 6.71089% of the 51.2 TFLOP/s ceiling, the best chapter (ch02 failed).
+  const Fields pass = {{"device", "Round GPU, rev \"B\""},
+                       {"date", "2025-01-15"},
+                       {"problem", "matmul"},
+                       {"sizes", "4096"},
+                       {"chapter", "1"},
+                       {"implementation", "ch01"},
+                       {"status", "PASS"},
+                       {"median_ms", "40"},
+                       {"min_ms", "39.5"},
+                       {"max_ms", "41"},
+                       {"runs", "10"},
+                       {"rate", "3.43597"},
+                       {"rate_unit", "TFLOP/s"},
+                       {"peak_percent", "6.5"},
+                       {"peak_name", "FP32 peak"},
+                       {"cublas_percent", "10"},
+                       {"cublas_reference", "cuBLAS"},
+                       {"best_percent", "100"},
+                       {"speedup", ""},
+                       {"ceiling_rate", "51.2"},
+                       {"ceiling_name", "FP32 peak"},
+                       {"ceiling_percent", "6.71089"},
+                       {"registers", "40"},
+                       {"shared_bytes", "1536"},
+                       {"blocks_per_sm", "6"},
+                       {"threads_per_block", "256"},
+                       {"local_bytes", "16"},
+                       {"kernel", kernel.name},
+                       {"message", ""}};
+  CHECK(pass.size() == split_csv(header).size());
+  check_fields(lines[1], pass);
   check_fields(lines[2], {{"status", "FAIL"},
                           {"median_ms", ""},
+                          {"min_ms", ""},
+                          {"max_ms", ""},
+                          {"runs", ""},
                           {"rate", ""},
+                          {"peak_percent", ""},
                           {"cublas_percent", ""},
+                          {"best_percent", ""},
+                          {"speedup", ""},
+                          {"ceiling_percent", ""},
                           {"message", "FAIL: 3 elements outside the tolerance"}});
   check_fields(lines[3], {{"chapter", ""}, {"implementation", "cuBLAS"}, {"registers", ""}});
   check_fields(lines[4], {{"sizes", "2^24, 127 taps"}});
