@@ -35,11 +35,11 @@ void check_workload(const ProblemSet& set, const Workload& workload, std::uint64
   CHECK(result.passed);
 }
 
-// A seed for one test input: COURSE_TEST_SEED (default 7) mixed with @p parts (sizes),
-// so every size gets its own fresh inputs and any failure can be replayed.
+// A seed for one test input: COURSE_TEST_SEED (default 7; parsed as strictly as --seed) mixed
+// with @p parts (sizes), so every size gets its own fresh inputs and any failure can be replayed.
 std::uint64_t test_seed(std::initializer_list<long long> parts) {
   const char* text = std::getenv("COURSE_TEST_SEED");
-  std::uint64_t seed = text != nullptr ? std::strtoull(text, nullptr, 10) : 7;
+  std::uint64_t seed = text != nullptr ? parse_seed("COURSE_TEST_SEED", text) : 7;
   for (long long part : parts)
     seed = derive_seed(seed, static_cast<std::uint64_t>(part));
   return seed;
