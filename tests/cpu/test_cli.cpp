@@ -244,7 +244,7 @@ TEST_CASE("usage lists the flags the chapter offers", "[cli]") {
   const std::string plain = course::usage("ch", course::ChapterFlags{});
   CHECK_FALSE(contains(plain, "--tile"));
   CHECK_FALSE(contains(plain, "--variant"));
-  // The reliability harness reads the variants from this line (tests/reliability/common.cmake)...
+  // The reliability harness reads the variants from this line (tests/reliability/harness.py)...
   CHECK(contains(text,
                  "--variant V       kernel variant: plain, dispatch (the first is the default)\n"));
   // ... and the tap counts or the tap limit from the --taps line.
