@@ -44,7 +44,7 @@ EXECUTABLE = textwrap.dedent('''\
     if bug and any(p != "matmul" for p in problems):
         refuse(f"--problem: planted bug \\"stale\\" has no {problems[-1]} kernel", 2)
     if env.get("CUDA_VISIBLE_DEVICES") == "" or env.get("FAKE_NO_DEVICE"):
-        refuse("no CUDA device available", 3)
+        refuse("no CUDA device available", int(env.get("FAKE_NO_DEVICE_STATUS", 3)))
     if env.get("FAKE_REFUSE"):
         refuse("matmul needs 9.0 GiB of device memory, but the device has only 1.0 GiB free", 4)
     fails = env.get("FAKE_BUG_FAILS") if bug else env.get("FAKE_CONTROL_FAILS")
@@ -156,10 +156,13 @@ def main():
         expect("tests: no planted bug gets a failing test", folder,
                "tests --target=t --edition=solution", 0, "add_test([==[t.bughunt]==]",
                FAKE_NO_BUGS="")
-        # The other checks, each once passing and once failing.
+        # The other checks, each once failing, and once passing where the stand-in can behave
+        # (bad-input passes on the chapters' executables, wrong-result on a GPU).
         expect("no-device passes", folder, "no-device", 0, "exit status 3 and one line")
         expect("no-device hides the device", folder, "no-device", 0, "exit status 3",
                CUDA_VISIBLE_DEVICES="0")
+        expect("no-device: another exit status fails", folder, "no-device", 1,
+               "exit status 1, expected 3 (no CUDA device)", FAKE_NO_DEVICE_STATUS=1)
         expect("edge sizes pass", folder, "cases --mode=edge --problem=matmul", 0, "PASS (")
         expect("a FAIL at an edge size fails", folder, "cases --mode=edge --problem=matmul", 1,
                "expected PASS (exit status 0), got exit status 1", FAKE_CONTROL_FAILS=1)
