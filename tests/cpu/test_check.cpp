@@ -229,7 +229,7 @@ TEST_CASE("random inputs do not depend on the number of threads that draw them",
 TEST_CASE("an FP32 product summed in order passes the matmul tolerance", "[check]") {
   for (int k : {1, 17, 1000, 4096}) {
     const auto result = check_product(8, k, 11, false, kFp32);
-    INFO(result.summary(8));
+    INFO("k " << k << ": " << result.summary(8));
     CHECK(result.passed);
     CHECK_FALSE(result.sampled);
     CHECK(result.compared == 64u);
@@ -239,7 +239,7 @@ TEST_CASE("an FP32 product summed in order passes the matmul tolerance", "[check
 TEST_CASE("a product missing one term fails the matmul tolerance", "[check]") {
   for (int k : {2, 64, 1000, 4096}) {
     const auto result = check_product(8, k, 21, false, kFp32, k / 2);
-    INFO(result.summary(8));
+    INFO("k " << k << ": " << result.summary(8));
     CHECK_FALSE(result.passed);
     CHECK(result.mismatches > 0);
   }

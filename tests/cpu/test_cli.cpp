@@ -378,8 +378,10 @@ TEST_CASE("the executable lists its bugs in --help and refuses an unknown one", 
   std::string out, err;
   CHECK(run(chapter, {"--help"}, &out, &err) == course::kExitPass);
   for (const char* shown :
-       {"--bug NAME", "Planted bugs", "  no-barrier: the product reads", "caught by racecheck"})
+       {"--bug NAME", "Planted bugs", "  no-barrier: the product reads", "caught by racecheck"}) {
+    INFO("not shown: " << shown);
     CHECK(contains(out, shown));
+  }
   CHECK(run(chapter, {"--bug", "halo"}, &out, &err) == course::kExitUsage);
   CHECK(out.empty());
   CHECK(err.find("error: --bug: this chapter's planted bugs are no-barrier, padding, got "

@@ -92,8 +92,10 @@ TEST_CASE("the description lists exactly the kernel variants offered", "[describ
   const course::ChapterSupport support = course::describe_support(4, products_and_conv2d(), flags);
   INFO(support.products);
   CHECK(mentions(support.products, "kernel variant prefetch (default), float4 or plain"));
-  for (const char* variant : {"prefetch", "float4", "plain"})
+  for (const char* variant : {"prefetch", "float4", "plain"}) {
+    INFO("--variant " << variant);
     CHECK(accepted({"--variant", variant}, flags));
+  }
   CHECK_FALSE(accepted({"--variant", "cp.async"}, flags));
   CHECK_FALSE(mentions(course::describe_support(4, products_and_conv2d(), {}).products, "variant"));
 }

@@ -159,8 +159,10 @@ TEST_CASE("a failed result's report names no rate, peak share or speedup", "[rep
   INFO(text);
   CHECK(contains(text, "rate     not reported (the result failed its check)"));
   CHECK(contains(text, "speedup  not reported (the result failed its check)"));
-  for (const char* figure : {"2950", "4410", "TFLOP/s", "% of the", "x over chapter"})
+  for (const char* figure : {"2950", "4410", "TFLOP/s", "% of the", "x over chapter"}) {
+    INFO("shown: " << figure);
     CHECK_FALSE(contains(text, figure));
+  }
   CHECK(contains(text, "check    FAIL"));
 }
 
@@ -187,8 +189,10 @@ TEST_CASE("a failed result's CSV line leaves rate, peak share and speedup empty"
   INFO(failed);
   CHECK(split_csv(failed).size() == split_csv(header).size());
   CHECK(field(header, failed, "status") == "FAIL");
-  for (const char* figure : {"rate", "peak_percent", "speedup"})
+  for (const char* figure : {"rate", "peak_percent", "speedup"}) {
+    INFO("column " << figure);
     CHECK(field(header, failed, figure).empty());
+  }
   CHECK(field(header, failed, "rate_unit") == "TFLOP/s");  // a name, not a figure: kept
   CHECK(field(header, failed, "mismatches") == "4096");
   const std::string passed = course::csv_line(absurd_result(true));
