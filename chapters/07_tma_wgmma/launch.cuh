@@ -12,7 +12,6 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
-#include <cstdint>
 #include <iterator>
 #include <stdexcept>
 #include <string>
