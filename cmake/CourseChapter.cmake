@@ -3,6 +3,8 @@
 #   chNN_<slug>_solution    the same main.cu built with solutions/NN_<slug>/kernels.cuh
 #   tests/gpu/chNN.cu       built against each edition (test_chNN, test_chNN_solution)
 #   CTest runs of both executables at a small size (SMOKE_ARGS).
+# SM90A: the chapter uses Hopper's own instructions; its executables, its tests and the ladder's
+# copy of it are built through course_hopper_architectures() (below).
 # NN_<slug> joins the global property COURSE_CHAPTERS, from which the ladder takes its chapters.
 # Labels: solution tests "gpu;solutions", the student's "gpu;chNN". The student's tests are
 # opt-in: they report SKIPPED unless COURSE_CHECK names the chapter (COURSE_CHECK=chNN or all).
