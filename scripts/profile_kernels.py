@@ -289,7 +289,12 @@ def write_csv(rows, path):
 def read_csv(path):
     """The rows of a profile.csv, numbers as floats."""
     with open(path, encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
+        reader = csv.DictReader(handle)
+        rows = list(reader)
+    missing = [column for column in COLUMNS if column not in (reader.fieldnames or [])]
+    if missing:
+        raise ValueError(f"{path}: not a profile CSV: missing columns {', '.join(missing[:5])}"
+                         + (", ..." if len(missing) > 5 else ""))
     if not rows:
         raise ValueError(f"{path}: no rows")
     for row in rows:

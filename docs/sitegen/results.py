@@ -67,7 +67,10 @@ def profile_section(site, page):
                  "one on a GPU.")
         return
     writer = load_script(site.root, "profile_kernels")
-    rows = writer.read_csv(str(site.root / rel))
+    try:
+        rows = writer.read_csv(str(site.root / rel))
+    except ValueError as error:
+        raise SiteError(str(error)) from error
     block = writer.profile_table.render(rows, [], str(site.root / "README.md"))
     page.add("`scripts/profile.sh` runs each chapter's kernels under Nsight Compute with one "
              "fixed set of metrics (the tools page says what each means); "

@@ -220,6 +220,8 @@ class WholeScript(unittest.TestCase):
             ("not built", ["--build-dir", self.folder, "9"], {}, 7, "cmake --build build)", 1),
             ("not a chapter", ["nine"], {}, 2, "'nine' is not a chapter", 1),
             ("no such chapter", ["4"], {}, 2, "no chapter 4", 1),
+            ("not a profile CSV", ["--from-csv", os.path.join(ROOT, "results", "ladder.csv")], {},
+             1, "not a profile CSV: missing columns", 1),
         ]
         ncu_found = shutil.which("ncu", path="/usr/bin:/bin") or os.path.exists(
             "/usr/local/cuda/bin/ncu")
