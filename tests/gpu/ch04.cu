@@ -65,6 +65,7 @@ TEST_CASE("ch04 refuses products too large to pad before allocating anything", "
   float* p = &dummy;
   const int too_large = 2147483647;
   for (ch04::Step step : {ch04::Step::float4, ch04::Step::prefetch}) {
+    INFO("--variant " << (step == ch04::Step::float4 ? "float4" : "prefetch"));
     CHECK_THROWS_AS(ch04::matmul(p, p, p, too_large, 1, 1, nullptr, step), std::invalid_argument);
     CHECK_THROWS_AS(ch04::minplus(p, p, p, 1, too_large, 1, nullptr, step), std::invalid_argument);
     CHECK_THROWS_AS(ch04::matmul(p, p, p, 1, 1, too_large, nullptr, step), std::invalid_argument);
