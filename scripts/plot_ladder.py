@@ -27,6 +27,7 @@ from results_table import (CUBLAS, CUBLAS_TF32, TableError, format_rate,  # noqa
 CHAPTER_TITLES = {
     1: "1\nglobal\nmemory", 2: "2\nstatic\nshared tile", 3: "3\ndynamic\nshared buffer",
     4: "4\nregister\nblocking", 5: "5\nwarp tiles,\npipeline", 6: "6\ntensor\ncores",
+    7: "7\nTMA,\nwgmma",
 }
 PROBLEM_TITLES = {"matmul": "matmul (SGEMM)", "minplus": "minplus (min-plus product)"}
 # How each baseline is drawn: a horizontal line in the colour of its size.
