@@ -1,7 +1,7 @@
 // A chapter made up for the bug hunt (`reliability.py bughunt`), kept out of the course: one tiled
 // matmul through the shared driver, and planted bugs of each kind a chapter registers. The bugs
 // named "uncaught-..." are the correct kernel under a tool: the bug hunt must fail on them
-// (WILL_FAIL), which shows that it can.
+// ("did not catch"), which shows that it can.
 #include <cuda_runtime.h>
 
 #include "course/driver.hpp"
