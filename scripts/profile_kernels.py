@@ -23,6 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import course_chapters  # noqa: E402
 import profile_table  # noqa: E402
+from profile_table import as_float  # noqa: E402
 import readme_block  # noqa: E402
 
 # Exit statuses (scripts/profile.sh documents them).
@@ -109,10 +110,6 @@ def _number(text):
     return None if math.isnan(value) else value
 
 
-def _float(value):
-    return value if isinstance(value, float) else 0.0
-
-
 def parse_ncu(text):
     """The launches in what `ncu --csv --page raw --print-units base` printed (a line of column
     names, a line of units, a line per launch; the lines around the table, `==PROF==` notes and
@@ -177,7 +174,7 @@ def derive(problem, sizes, launch):
             ("peak_compute", "ffma_per_cycle", "sm_hz", 1 if problem == "minplus" else 2),
             ("peak_dram", "dram_bytes_per_cycle", "dram_hz", 1),
             ("peak_l2", "l2_bytes_per_cycle", "l2_hz", 1)):
-        row[roof] = _float(row[per_cycle]) * _float(row[hz]) * per_slot or ""
+        row[roof] = as_float(row[per_cycle]) * as_float(row[hz]) * per_slot or ""
     stalls = sorted(((launch[STALL_METRIC.format(reason)], reason) for reason in STALL_REASONS
                      if isinstance(launch.get(STALL_METRIC.format(reason)), float)),
                     reverse=True) + [("", "")] * 2
@@ -271,7 +268,7 @@ def profile_problem(ncu, metrics, chapter, edition, executable, problem, extra, 
         raise ProfileError(f"{os.path.basename(executable)} --problem {problem} printed no "
                            f"result (exit {result.returncode}); see the log", EXIT_CUDA)
     launches = parse_ncu(result.stdout)
-    main = max(launches, key=lambda launch: _float(launch.get("gpu__time_duration.sum")))
+    main = max(launches, key=lambda launch: as_float(launch.get("gpu__time_duration.sum")))
     last = [launch for launch in launches if launch.get("Kernel Name") == main.get("Kernel Name")]
     row = derive(problem, course_rows[-1]["sizes"], last[-1])
     row.update({"chapter": chapter, "edition": edition, "status": course_rows[-1]["status"]})

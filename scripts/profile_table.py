@@ -10,6 +10,11 @@ import readme_block
 SI_PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 
 
+def as_float(value):
+    """@p value where it is a number, 0.0 where the field was empty or text."""
+    return value if isinstance(value, float) else 0.0
+
+
 def total(row, *columns):
     """The sum of the numeric @p columns of @p row (empty fields count as nothing; none: int 0,
     which the table shows as "-")."""

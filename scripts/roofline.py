@@ -2,10 +2,7 @@
 problem): each chapter's main kernel at its arithmetic intensity and achieved rate, under the roofs
 of the GPU the profile was made on. Needs matplotlib."""
 from plot_ladder import save
-
-
-def _float(value):
-    return value if isinstance(value, float) else 0.0
+from profile_table import as_float
 
 
 def roofline(rows, problem, stem, tf32):
@@ -22,8 +19,8 @@ def roofline(rows, problem, stem, tf32):
     # minplus in steps (an add and a min: two operations), as the course reports it.
     scale = 0.5 if problem == "minplus" else 1.0
     scaled = ("rate", "intensity_dram", "intensity_l2", "peak_compute")
-    mine = [dict(row, **{column: _float(row.get(column)) * scale for column in scaled})
-            for row in rows if row["problem"] == problem and _float(row.get("rate")) > 0]
+    mine = [dict(row, **{column: as_float(row.get(column)) * scale for column in scaled})
+            for row in rows if row["problem"] == problem and as_float(row.get("rate")) > 0]
     if not mine:
         return []
     unit = "step" if problem == "minplus" else "FLOP"
@@ -36,7 +33,7 @@ def roofline(rows, problem, stem, tf32):
         ceilings.append((tf32, "TF32 tensor-core peak"))
     top = max(c for c, _ in ceilings)
     for bandwidth_column, name, style in (("peak_dram", "DRAM", "-"), ("peak_l2", "L2", "--")):
-        bandwidth = max(_float(r.get(bandwidth_column)) for r in mine)
+        bandwidth = max(as_float(r.get(bandwidth_column)) for r in mine)
         if bandwidth > 0:
             # Up the slope to the ridge, where the bandwidth meets the highest ceiling, then flat.
             ridge = min(max(top / bandwidth, low), high)
