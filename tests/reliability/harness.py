@@ -2,7 +2,6 @@
 with a time limit, the verdicts (skip, fail), and what an executable's --help offers."""
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -13,8 +12,6 @@ from types import SimpleNamespace
 HERE = Path(__file__).resolve().parent
 PROBLEMS = ["matmul", "minplus", "conv2d", "conv1d"]
 SANITIZER_TOOLS = ["memcheck", "racecheck", "synccheck", "initcheck"]
-# compute-sanitizer's exit status when it found errors: not one of the executables' own (0 to 4).
-SANITIZER_ERRORS = 99
 # One checked and one timed run, and none of the previous chapter's kernels (checked with their
 # own chapter; at the largest sizes they would take minutes and prove nothing here).
 QUICK = ["--warmup", "0", "--reps", "1", "--no-compare"]
@@ -23,19 +20,6 @@ QUICK = ["--warmup", "0", "--reps", "1", "--no-compare"]
 TOO_SMALL = r"of device memory|out of host memory|allocating .* failed|cudaErrorMemoryAllocation"
 # What an executable says when a kernel faulted: never a clean refusal.
 CRASH = r"execution of|illegal|misaligned|unspecified launch failure|LaunchFailure|Assert"
-# The driver's memory refusal: "<what> needs 457763.7 MiB (... bytes) of device memory, but the
-# device has only 80000.0 MiB free of 81559.0 MiB".
-SIZE = r"[0-9][0-9.]* ?[KMGT]?i?B"
-MEMORY_REFUSAL = f"needs {SIZE}.*{SIZE} free"
-# The bug hunt's sizes: multiples of every tile, and awkward ones; then larger, where the tool
-# costs little (check, ncu): a defect that shows only now and then (a race the check sees) has
-# more chances.
-SIZES = ["-m 256 -k 256 -n 256 --height 256 --width 256 --taps 64".split(),
-         "-m 200 -k 72 -n 136 --height 130 --width 100 --taps 37".split()]
-LARGE = "-m 1024 -k 1024 -n 1024 --height 1024 --width 1024 --taps 127".split()
-TIMEOUT = 900  # seconds, for one run of the bug hunt
-# How many times the chapter's own figure the bug's must exceed (see ncu:METRIC in bughunt).
-NCU_MARGIN = 1.5
 
 
 def skip(why):
@@ -75,11 +59,6 @@ def error_line(stderr):
     """The one line of stderr that starts with "error: ", or "" when there is none or several."""
     lines = [line for line in stderr.split("\n") if line.startswith("error: ")]
     return lines[0].strip() if len(lines) == 1 else ""
-
-
-def find_tool(path, name):
-    """The tool found at configure time, or else the one on the PATH (None: neither)."""
-    return path if path and os.path.exists(path) else shutil.which(name)
 
 
 def table(name, columns):

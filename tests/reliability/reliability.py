@@ -27,10 +27,15 @@ import sys
 import time
 from pathlib import Path
 
-from harness import (CRASH, HERE, MEMORY_REFUSAL, PROBLEMS, QUICK, SANITIZER_TOOLS, TOO_SMALL,
-                     error_line, fail, offered, read_help, report_failures, run, shown,
-                     skip, skip_unless_offered, table)
+from harness import (CRASH, HERE, PROBLEMS, QUICK, SANITIZER_TOOLS, TOO_SMALL, error_line, fail,
+                     offered, read_help, report_failures, run, shown, skip, skip_unless_offered,
+                     table)
 from kernel_checks import bughunt, no_spills, sanitize, wrong_result
+
+# The driver's memory refusal: "<what> needs 457763.7 MiB (... bytes) of device memory, but the
+# device has only 80000.0 MiB free of 81559.0 MiB".
+SIZE = r"[0-9][0-9.]* ?[KMGT]?i?B"
+MEMORY_REFUSAL = f"needs {SIZE}.*{SIZE} free"
 
 
 def bad_input(args):
