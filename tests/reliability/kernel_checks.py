@@ -53,10 +53,9 @@ def judge_report(args, arguments, code, err, report, findings):
     """Why a run under the tool failed; "" when it passed, None when it is a large case that the
     chapter refuses cleanly (nothing to check)."""
     tool, finding, one_case = args.tool, args.expect_finding, args.args is not None
-    if not isinstance(code, int):
-        return f"it did not finish: {code}"
-    if unusable(tool, code, report):
-        return unusable(tool, code, report)
+    why = unusable(tool, code, report) if isinstance(code, int) else f"it did not finish: {code}"
+    if why:
+        return why
     if finding and (findings == 0 or code == 0):
         return f"{tool} reported nothing (exit status {code}), yet the kernel is broken"
     if finding:
@@ -194,8 +193,9 @@ def sanitizer_report(sanitizer, tool, exe, arguments):
     command = [sanitizer, "--tool", tool, "--error-exitcode", str(SANITIZER_ERRORS),
                "--print-limit", "20", exe] + arguments
     code, out, err = finished(command)
-    if unusable(tool, code, out + err):
-        fail(f"{unusable(tool, code, out + err)}: {shown(command)}", out + err)
+    why = unusable(tool, code, out + err)
+    if why:
+        fail(f"{why}: {shown(command)}", out + err)
     return code, out + err
 
 
@@ -249,8 +249,7 @@ def bughunt(args):
             skip("no CUDA device")
         fail(f"{os.path.basename(exe)} registers no planted bug (--list-bugs prints nothing): "
              "every chapter plants at least one, in course::Chapter::bugs")
-    if tool not in ["check"] + SANITIZER_TOOLS and not (tool or "").startswith("ncu:") or \
-            tool == "ncu:":
+    if tool not in ["check"] + SANITIZER_TOOLS and not re.fullmatch("ncu:.+", tool or ""):
         fail(f"unknown tool '{tool}' (check, memcheck, racecheck, synccheck, initcheck, "
              "ncu:<metric>)")
     problems = [problem for problem in PROBLEMS if offered(exe, problem, bug)]
