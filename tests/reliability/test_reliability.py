@@ -26,6 +26,9 @@ EXECUTABLE = textwrap.dedent('''\
         print("  --mask K[xL]      conv2d mask, odd sides up to 63 (default 13x13)")
         print("  --taps M          conv1d mask length" + (", compiled in: " + ", ".join(
               map(str, taps)) + f" (default {taps[0]})" if taps else " (default 127)"))
+        if env.get("FAKE_LAUNCH_CHOICES"):
+            print("  --tile T          product tile width: 32, 16 (default 32)")
+            print("  --variant V       kernel variant: plain, dispatch (default plain)")
         sys.exit(0)
     if args == ["--list-bugs"]:
         if env.get("FAKE_NO_BUGS") != "":
@@ -172,6 +175,14 @@ def main():
                "refused as expected", FAKE_REFUSE=1)
         expect("a case too large for the machine skips", folder, "cases --mode=boundary", 0,
                "SKIPPED: this machine cannot hold", FAKE_REFUSE=1)
+        # --dry-run lists the command lines: every launch choice, the compiled tap counts.
+        expect("sanitize: every tile in every kernel variant", folder,
+               "sanitize --tool=memcheck --problem=matmul --dry-run", 0,
+               "--problem matmul -m 33 -n 65 -k 17 --variant dispatch --tile 16",
+               FAKE_LAUNCH_CHOICES=1)
+        expect("edge sizes: the middle of the compiled tap counts", folder,
+               "cases --mode=edge --problem=conv1d --dry-run", 0,
+               "pass: --problem conv1d -n 2 --taps 3", FAKE_TAPS="7,1,3")
         expect("sanitize: a clean report passes", folder,
                "sanitize --tool=memcheck --problem=conv1d", 0, "memcheck clean")
         expect("sanitize: a report with errors fails", folder,
