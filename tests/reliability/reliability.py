@@ -17,8 +17,8 @@
   no-spills SOURCE --pattern=P --nvcc=NVCC   SOURCE compiled for sm_90: every function whose mangled
                      name matches P has a 0-byte stack frame and no spills (ptxas's resource report)
 A check prints "SKIPPED: ..." (a CTest skip) where there is no CUDA device, no tool, or not enough
-memory for a case, and "FAIL: ..." with exit status 1 when it fails. --dry-run prints the command
-lines a check would run and runs none.
+memory for a case, and "FAIL: ..." with exit status 1 when it fails. --dry-run (bad-input, cases,
+sanitize) prints the command lines the check would run and runs none.
 """
 import argparse
 import os
