@@ -18,6 +18,7 @@
 #include "course/exercise.hpp"
 #include "course/launch.cuh"
 #include "course/prepass.cuh"
+#include "course/problems.hpp"
 #include "course/semiring.cuh"
 
 namespace ch04 {
@@ -61,8 +62,6 @@ struct StepName {
 inline constexpr StepName kSteps[] = {
     {Step::prefetch, "prefetch"}, {Step::float4, "float4"}, {Step::plain, "plain"}};
 
-/// The largest mask side, as in chapter 3.
-inline constexpr int kMaxMaskSide = 63;
 /// Dynamic shared memory a block may use without opting in.
 inline constexpr std::size_t kDefaultSharedLimit = 48 * 1024;
 
@@ -200,9 +199,9 @@ inline void conv2d(const float* img, int h, int w, const float* mask, int mk, in
   course::require_positive(ml, "ml");
   course::require(mk % 2 == 1 && ml % 2 == 1, "conv2d: mask sides must be odd, got " +
                                                   std::to_string(mk) + " x " + std::to_string(ml));
-  course::require(mk <= kMaxMaskSide && ml <= kMaxMaskSide,
-                  "conv2d: mask sides must be at most " + std::to_string(kMaxMaskSide) + ", got " +
-                      std::to_string(mk) + " x " + std::to_string(ml));
+  course::require(mk <= course::kMaxMaskSide && ml <= course::kMaxMaskSide,
+                  "conv2d: mask sides must be at most " + std::to_string(course::kMaxMaskSide) +
+                      ", got " + std::to_string(mk) + " x " + std::to_string(ml));
   course::require(img != nullptr && mask != nullptr && out != nullptr,
                   "conv2d: pointers must not be null");
   if (mk == ml) {
