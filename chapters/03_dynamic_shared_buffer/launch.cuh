@@ -43,46 +43,10 @@ inline constexpr int kTiles[] = {32, 16, 8};
 /// Block widths of conv2d offered by `--block`, the default first. The kernel takes any width up
 /// to kMaxBlock.
 inline constexpr int kBlocks[] = {32, 16, 8};
-/// Dynamic shared memory every block may use without opting in.
-inline constexpr std::size_t kDefaultSharedLimit = 48 * 1024;
 
 static_assert(kTiles[0] <= kMaxTile && kBlocks[0] <= kMaxBlock, "defaults within the limits");
-static_assert(conv1d_shared_bytes(kMaxTaps) <= kDefaultSharedLimit, "conv1d needs no opt-in");
-
-/// Whether a block asking for @p bytes of dynamic shared memory must opt in first.
-constexpr bool needs_opt_in(std::size_t bytes) {
-  return bytes > kDefaultSharedLimit;
-}
-
-/// Throws std::invalid_argument, naming both numbers and @p what, when @p bytes of shared memory
-/// per block exceed @p device_limit (the device's cudaDevAttrMaxSharedMemoryPerBlockOptin). A pure
-/// host function, so the refusal is testable without a GPU.
-inline void require_shared_fits(std::size_t bytes, std::size_t device_limit,
-                                const std::string& what) {
-  course::require(bytes <= device_limit,
-                  what + " needs " + std::to_string(bytes) +
-                      " bytes of shared memory per block, but this device allows at most " +
-                      std::to_string(device_limit) +
-                      " (cudaDevAttrMaxSharedMemoryPerBlockOptin); choose a smaller size");
-}
-
-/// Gets @p kernel ready for a launch with @p bytes of dynamic shared memory: refuses a size
-/// beyond the device's limit (require_shared_fits()) and opts in above kDefaultSharedLimit by
-/// raising the kernel's cudaFuncAttributeMaxDynamicSharedMemorySize. These kernels have no static
-/// shared memory, so the whole limit is theirs.
-template <typename... Args>
-void prepare_dynamic_shared(void (*kernel)(Args...), std::size_t bytes, const std::string& what) {
-  int device = 0;
-  COURSE_CUDA_CHECK(cudaGetDevice(&device));
-  int device_limit = 0;
-  COURSE_CUDA_CHECK(
-      cudaDeviceGetAttribute(&device_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  require_shared_fits(bytes, static_cast<std::size_t>(device_limit), what);
-  if (needs_opt_in(bytes)) {
-    COURSE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(bytes)));
-  }
-}
+static_assert(conv1d_shared_bytes(kMaxTaps) <= course::kDefaultSharedLimit,
+              "conv1d needs no opt-in");
 
 /// The signature of every product kernel of this chapter.
 using ProductKernel = void (*)(const float* A, const float* B, float* C, int m, int n, int k);
@@ -107,7 +71,8 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
   const dim3 block(tile, tile);
   const dim3 grid = course::grid_2d(n, m, block);  // x walks columns
   const std::size_t bytes = product_shared_bytes(tile);
-  prepare_dynamic_shared(kernel, bytes, "the product with tile width " + std::to_string(tile));
+  course::prepare_dynamic_shared(kernel, bytes,
+                                 "the product with tile width " + std::to_string(tile));
   kernel<<<grid, block, bytes, stream>>>(A, B, C, m, n, k);
   COURSE_CHECK_LAUNCH(kernel, grid, block, bytes, stream);
 }
@@ -147,10 +112,10 @@ inline void launch_conv2d(Conv2dKernel kernel, const float* img, int h, int w, c
                   "block width " + std::to_string(block_width) +
                       " is not possible: chapter 3 takes 1 to " + std::to_string(kMaxBlock));
   const std::size_t bytes = conv2d_shared_bytes(block_width, mk, ml);
-  prepare_dynamic_shared(kernel, bytes,
-                         "conv2d with a " + std::to_string(mk) + "x" + std::to_string(ml) +
-                             " mask and " + std::to_string(block_width) + "x" +
-                             std::to_string(block_width) + " blocks");
+  course::prepare_dynamic_shared(kernel, bytes,
+                                 "conv2d with a " + std::to_string(mk) + "x" + std::to_string(ml) +
+                                     " mask and " + std::to_string(block_width) + "x" +
+                                     std::to_string(block_width) + " blocks");
   const dim3 block(block_width, block_width);
   const dim3 grid = course::grid_2d(w, h, block);
   kernel<<<grid, block, bytes, stream>>>(img, h, w, mask, mk, ml, out);
@@ -184,7 +149,7 @@ inline void launch_conv1d(Conv1dKernel kernel, const float* a, int n, const floa
                                          " outputs is too many: at most " +
                                          std::to_string(INT_MAX));
   const std::size_t bytes = conv1d_shared_bytes(m);
-  prepare_dynamic_shared(kernel, bytes, "conv1d with a " + std::to_string(m) + "-tap mask");
+  course::prepare_dynamic_shared(kernel, bytes, "conv1d with a " + std::to_string(m) + "-tap mask");
   const dim3 block(kConv1dThreads);
   const dim3 grid = course::grid_1d(length, kConv1dThreads);
   kernel<<<grid, block, bytes, stream>>>(a, n, b, m, y);

@@ -62,9 +62,6 @@ struct StepName {
 inline constexpr StepName kSteps[] = {
     {Step::prefetch, "prefetch"}, {Step::float4, "float4"}, {Step::plain, "plain"}};
 
-/// Dynamic shared memory a block may use without opting in.
-inline constexpr std::size_t kDefaultSharedLimit = 48 * 1024;
-
 // ---------------------------------------------------------------------------------------------
 // Matrix product: launchers
 // ---------------------------------------------------------------------------------------------
@@ -162,20 +159,8 @@ void launch_conv2d(const float* img, int h, int w, const float* mask, int mk, in
                    cudaStream_t s) {
   const auto kernel = conv2d_kernel<K, L>;
   const std::size_t bytes = conv_tile(mk, ml).shared_bytes(mk);
-  if (bytes > kDefaultSharedLimit) {
-    int device = 0;
-    int optin_limit = 0;
-    COURSE_CUDA_CHECK(cudaGetDevice(&device));
-    COURSE_CUDA_CHECK(
-        cudaDeviceGetAttribute(&optin_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    course::require(bytes <= static_cast<std::size_t>(optin_limit),
-                    "conv2d: a " + std::to_string(mk) + " x " + std::to_string(ml) +
-                        " mask needs " + std::to_string(bytes) +
-                        " bytes of shared memory per block, more than this device allows (" +
-                        std::to_string(optin_limit) + ")");
-    COURSE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(bytes)));
-  }
+  course::prepare_dynamic_shared(
+      kernel, bytes, "conv2d with a " + std::to_string(mk) + " x " + std::to_string(ml) + " mask");
   const dim3 block(kStripThreadsX, kStripThreadsY);
   // The index space is one thread per strip: ceil(w / kStrip) x h threads.
   const dim3 grid = course::grid_2d(course::ceil_div(w, kStrip), h, block);
@@ -253,7 +238,8 @@ inline void conv1d(const float* a, int n, const float* b, int m, float* y, cudaS
   course::require(a != nullptr && b != nullptr && y != nullptr,
                   "conv1d: pointers must not be null");
   const std::size_t bytes = conv1d_shared_bytes(m);  // at most 36,864: no opt-in needed
-  static_assert(conv1d_shared_bytes(kMaxTaps) <= kDefaultSharedLimit, "conv1d fits in 48 KB");
+  static_assert(conv1d_shared_bytes(kMaxTaps) <= course::kDefaultSharedLimit,
+                "conv1d fits in 48 KB");
   const dim3 block(kConv1dThreads);
   const dim3 grid = course::grid_1d(length, kConv1dRun);
   conv1d_kernel<<<grid, block, bytes, s>>>(a, n, b, m, y);

@@ -65,9 +65,8 @@ constexpr course::Arithmetic matmul_arithmetic() {
 /// The oldest GPUs with TF32 tensor cores, cp.async and this ldmatrix: compute capability 8.0.
 inline constexpr int kMinComputeCapabilityMajor = 8;
 
-/// Refuses a GPU without TF32 tensor cores, or one that cannot give a block @p shared_bytes of
-/// shared memory, each with one line that says why.
-inline void require_tensor_cores(std::size_t shared_bytes) {
+/// Refuses a GPU without TF32 tensor cores with one line that says why.
+inline void require_tensor_cores() {
   int device = 0;
   int major = 0;
   int minor = 0;
@@ -79,13 +78,6 @@ inline void require_tensor_cores(std::size_t shared_bytes) {
                   "capability " +
                       std::to_string(kMinComputeCapabilityMajor) + ".0 or newer; this GPU has " +
                       std::to_string(major) + "." + std::to_string(minor));
-  int optin_limit = 0;
-  COURSE_CUDA_CHECK(
-      cudaDeviceGetAttribute(&optin_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  course::require(shared_bytes <= static_cast<std::size_t>(optin_limit),
-                  "matmul: the tensor-core kernel needs " + std::to_string(shared_bytes) +
-                      " bytes of shared memory per block, more than this device allows (" +
-                      std::to_string(optin_limit) + ")");
 }
 
 /// The product on tensor cores with fragments read by @p Loader through @p Stages shared stages
@@ -99,8 +91,10 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
   course::require_positive(k, "k");
   course::require(A != nullptr && B != nullptr && C != nullptr, "matrix pointers must not be null");
   const course::PaddedSizes padded = course::padded_sizes<kTileRows, kTileCols, kBatch>(m, n, k);
+  const auto kernel = product_kernel<Loader, Stages>;
   const std::size_t shared_bytes = product_shared_bytes<typename Loader::Layout>(Stages);
-  require_tensor_cores(shared_bytes);
+  require_tensor_cores();
+  course::prepare_dynamic_shared(kernel, shared_bytes, "matmul: the tensor-core kernel");
   // Every grid first: a size the grids cannot cover is refused before anything is allocated.
   // A stays m x k; B becomes B^T (n x k), so that both tiles of a stage hold rows of k.
   const course::PadPlan a_plan = course::plan_pad(m, k, padded.m, padded.k);
@@ -115,9 +109,6 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
       course::pad_operand<course::PlusTimes, RoundToTf32>(A, a_plan, s);
   const course::PaddedOperand btp =
       course::pad_operand<course::PlusTimes, RoundToTf32>(B, b_plan, s);
-  const auto kernel = product_kernel<Loader, Stages>;
-  COURSE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(shared_bytes)));
   kernel<<<grid, block, shared_bytes, s>>>(ap.data(), btp.data(), C, m, n, padded.k);
   COURSE_CHECK_LAUNCH(kernel, grid, block, shared_bytes, s);
 }  // the scratch is freed here, in stream order: after the product

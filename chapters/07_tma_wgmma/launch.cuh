@@ -67,10 +67,9 @@ constexpr course::Arithmetic matmul_arithmetic() {
 /// no other GPU).
 inline constexpr int kComputeCapabilityMajor = 9;
 
-/// Refuses, with one line that says why, a GPU other than a Hopper, a build whose code for this
-/// GPU is not sm_90a (@p kernel's binary version), or a GPU that cannot give a block
-/// @p shared_bytes of shared memory.
-inline void require_hopper(const void* kernel, std::size_t shared_bytes) {
+/// Refuses, with one line that says why, a GPU other than a Hopper or a build whose code for this
+/// GPU is not sm_90a (@p kernel's binary version).
+inline void require_hopper(const void* kernel) {
   int device = 0;
   int major = 0;
   int minor = 0;
@@ -85,13 +84,6 @@ inline void require_hopper(const void* kernel, std::size_t shared_bytes) {
   course::require(attributes.binaryVersion == 10 * kComputeCapabilityMajor,
                   "matmul: this build has no sm_90a code for compute capability 9.0; configure "
                   "with CMAKE_CUDA_ARCHITECTURES including 90");
-  int optin_limit = 0;
-  COURSE_CUDA_CHECK(
-      cudaDeviceGetAttribute(&optin_limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  course::require(shared_bytes <= static_cast<std::size_t>(optin_limit),
-                  "matmul: the kernel needs " + std::to_string(shared_bytes) +
-                      " bytes of shared memory per block, more than this device allows (" +
-                      std::to_string(optin_limit) + ")");
 }
 
 /// The driver's cuTensorMapEncodeTiled, found at run time through the runtime, so that the
@@ -141,7 +133,8 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
   course::require(A != nullptr && B != nullptr && C != nullptr, "matrix pointers must not be null");
   const auto kernel = product_kernel<Stages, Specialized, Grouped, Batch>;
   const std::size_t shared_bytes = product_shared_bytes(Stages);
-  require_hopper(reinterpret_cast<const void*>(kernel), shared_bytes);
+  require_hopper(reinterpret_cast<const void*>(kernel));
+  course::prepare_dynamic_shared(kernel, shared_bytes, "matmul: the kernel");
   const int padded_k = course::round_up_checked(k, 4, "k");
   // The last tile's rows and columns, counted in int, must not pass INT_MAX.
   course::round_up_checked(m, kTileRows, "m");
@@ -154,8 +147,6 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
   const course::PaddedOperand btp = course::pad_operand<course::PlusTimes>(B, b_plan, s);
   const CUtensorMap a_map = tile_map(ap.data(), m, padded_k, ap.pitch(), kTileRows);
   const CUtensorMap bt_map = tile_map(btp.data(), n, padded_k, btp.pitch(), kTileCols);
-  COURSE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(shared_bytes)));
   const dim3 grid(static_cast<unsigned>(tiles));
   const dim3 block(product_threads(Specialized));
   const int batches = (padded_k - 1) / kBatch + 1;
@@ -211,8 +202,9 @@ inline course::Chapter describe() {
       "TF32 wgmma and TMA, compute capability 9.0 (Hopper) and a build for sm_90a";
   chapter.gpu_refusal = [] {
     try {
-      require_hopper(reinterpret_cast<const void*>(product_kernel<kStages, true, true>),
-                     product_shared_bytes(kStages));
+      require_hopper(reinterpret_cast<const void*>(product_kernel<kStages, true, true>));
+      course::require_shared_fits(product_shared_bytes(kStages), course::optin_shared_limit(),
+                                  "matmul: the kernel");
     } catch (const std::exception& refusal) {
       return std::string(refusal.what());
     }

@@ -56,6 +56,23 @@ dim3 grid_2d(long long width, long long height, dim3 block) {
   return dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy));
 }
 
+std::size_t optin_shared_limit() {
+  int device = 0;
+  COURSE_CUDA_CHECK(cudaGetDevice(&device));
+  int limit = 0;
+  COURSE_CUDA_CHECK(
+      cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return static_cast<std::size_t>(limit);
+}
+
+void require_shared_fits(std::size_t bytes, std::size_t device_limit, const std::string& what) {
+  require(bytes <= device_limit, what + " needs " + std::to_string(bytes) +
+                                     " bytes of shared memory per block, but this device allows "
+                                     "at most " +
+                                     std::to_string(device_limit) +
+                                     " (cudaDevAttrMaxSharedMemoryPerBlockOptin)");
+}
+
 dim3 grid_1d(long long count, long long per_block) {
   return grid_2d(count, 1, dim3(static_cast<unsigned>(per_block)));
 }

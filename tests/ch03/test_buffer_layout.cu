@@ -32,7 +32,7 @@ TEST_CASE("the product's buffer is a tile x depth tile and a depth x tile tile",
     CHECK(ch03::product_shared_bytes(tile) ==
           2 * static_cast<std::size_t>(tile) * ch03::product_depth(tile) * kFloat);
     CHECK(ch03::product_shared_bytes(tile) == 4 * static_cast<std::size_t>(tile) * tile * kFloat);
-    CHECK_FALSE(ch03::needs_opt_in(ch03::product_shared_bytes(tile)));
+    CHECK_FALSE(course::needs_opt_in(ch03::product_shared_bytes(tile)));
   }
   // The A tile of T x 2T floats, then the B tile of 2T x T.
   CHECK(ch03::product_shared_bytes(32) == 16384);
@@ -51,11 +51,11 @@ TEST_CASE("conv2d's buffer holds the mask and the tile with its halo", "[ch03][b
   CHECK(ch03::conv2d_shared_bytes(8, 5, 3) == (5 * 3 + 12 * 10) * kFloat);
   // The largest mask: (63 * 63 + 94 * 94) * 4 = 51220 bytes, above 48 KB; 61 x 61 fits under it.
   CHECK(ch03::conv2d_shared_bytes(32, 63, 63) == 51220);
-  CHECK(ch03::needs_opt_in(ch03::conv2d_shared_bytes(32, 63, 63)));
-  CHECK(ch03::needs_opt_in(ch03::conv2d_shared_bytes(32, 63, 61)));
-  CHECK_FALSE(ch03::needs_opt_in(ch03::conv2d_shared_bytes(32, 61, 61)));
-  CHECK_FALSE(ch03::needs_opt_in(ch03::conv2d_shared_bytes(32, 59, 59)));
-  CHECK_FALSE(ch03::needs_opt_in(ch03::conv2d_shared_bytes(16, 63, 63)));
+  CHECK(course::needs_opt_in(ch03::conv2d_shared_bytes(32, 63, 63)));
+  CHECK(course::needs_opt_in(ch03::conv2d_shared_bytes(32, 63, 61)));
+  CHECK_FALSE(course::needs_opt_in(ch03::conv2d_shared_bytes(32, 61, 61)));
+  CHECK_FALSE(course::needs_opt_in(ch03::conv2d_shared_bytes(32, 59, 59)));
+  CHECK_FALSE(course::needs_opt_in(ch03::conv2d_shared_bytes(16, 63, 63)));
   for (int side : {1, 3, 5, 13, 31, 63}) {
     for (int cols : {1, 3, 7, 63}) {
       INFO("mask " << side << "x" << cols);
@@ -79,37 +79,37 @@ TEST_CASE("conv1d's buffer holds the taps and the segment, and stays under 48 KB
   CHECK(ch03::conv1d_shared_bytes(127) == 2036);
   CHECK(ch03::conv1d_shared_bytes(257) == (257 + 512) * kFloat);
   CHECK(ch03::conv1d_shared_bytes(ch03::kMaxTaps) == 33788);
-  CHECK_FALSE(ch03::needs_opt_in(ch03::conv1d_shared_bytes(ch03::kMaxTaps)));
+  CHECK_FALSE(course::needs_opt_in(ch03::conv1d_shared_bytes(ch03::kMaxTaps)));
   for (int m = 1; m <= ch03::kMaxTaps; m += 97) {
     INFO("m " << m);
     CHECK(ch03::conv1d_shared_bytes(m) ==
           (static_cast<std::size_t>(m) + ch03::kConv1dThreads + m - 1) * kFloat);
-    CHECK_FALSE(ch03::needs_opt_in(ch03::conv1d_shared_bytes(m)));
+    CHECK_FALSE(course::needs_opt_in(ch03::conv1d_shared_bytes(m)));
   }
 }
 
 TEST_CASE("above 48 KB a launch must opt in", "[ch03][limits]") {
-  CHECK(ch03::kDefaultSharedLimit == 49152);
-  CHECK_FALSE(ch03::needs_opt_in(0));
-  CHECK_FALSE(ch03::needs_opt_in(49152));
-  CHECK(ch03::needs_opt_in(49153));
+  CHECK(course::kDefaultSharedLimit == 49152);
+  CHECK_FALSE(course::needs_opt_in(0));
+  CHECK_FALSE(course::needs_opt_in(49152));
+  CHECK(course::needs_opt_in(49153));
 }
 
 TEST_CASE("a buffer beyond the device's limit is refused, naming both numbers", "[ch03][limits]") {
   const std::size_t largest = ch03::conv2d_shared_bytes(32, 63, 63);
   REQUIRE(largest == 51220);
   // Hopper (227 KB per block with the opt-in) and Ampere A100 (163 KB) take it.
-  CHECK_NOTHROW(ch03::require_shared_fits(largest, 232448, "conv2d"));
-  CHECK_NOTHROW(ch03::require_shared_fits(largest, 166912, "conv2d"));
-  CHECK_NOTHROW(ch03::require_shared_fits(largest, largest, "conv2d"));
+  CHECK_NOTHROW(course::require_shared_fits(largest, 232448, "conv2d"));
+  CHECK_NOTHROW(course::require_shared_fits(largest, 166912, "conv2d"));
+  CHECK_NOTHROW(course::require_shared_fits(largest, largest, "conv2d"));
   // A device whose blocks cannot have more than 48 KB refuses it, with both numbers.
   const std::string message =
-      rejection([&] { ch03::require_shared_fits(largest, 49152, "conv2d with a 63x63 mask"); });
+      rejection([&] { course::require_shared_fits(largest, 49152, "conv2d with a 63x63 mask"); });
   INFO(message);
   CHECK(message.find("conv2d with a 63x63 mask") != std::string::npos);
   CHECK(message.find("51220") != std::string::npos);
   CHECK(message.find("49152") != std::string::npos);
-  CHECK_FALSE(rejection([&] { ch03::require_shared_fits(largest, largest - 1, "x"); }).empty());
+  CHECK_FALSE(rejection([&] { course::require_shared_fits(largest, largest - 1, "x"); }).empty());
 }
 
 TEST_CASE("the dispatch compiles the default sizes of the main part", "[ch03][dispatch]") {

@@ -112,7 +112,7 @@ TEST_CASE("ch03 conv2d opts in above 48 KB for the largest mask", "[gpu]") {
   COURSE_REQUIRE_GPU();
   const int side = course::kMaxMaskSide;
   const std::size_t bytes = ch03::conv2d_shared_bytes(ch03::kMaxBlock, side, side);
-  REQUIRE(ch03::needs_opt_in(bytes));
+  REQUIRE(course::needs_opt_in(bytes));
   INFO("block 32, " << bytes << " bytes");
   const auto conv2d = [&](auto... arguments) {
     ch03::conv2d(arguments..., ch03::kMaxBlock);

@@ -101,7 +101,7 @@ TEST_CASE("ch04 conv1d refuses masks it cannot hold and outputs past INT_MAX", "
   CHECK_THROWS_AS(ch04::conv1d(p, 100, p, 0, p, nullptr), std::invalid_argument);
   CHECK_THROWS_AS(ch04::conv1d(p, 2147483647, p, 2, p, nullptr), std::invalid_argument);
   // Every mask length up to the largest fits in the 48 KB a block may use without opting in.
-  CHECK(ch04::conv1d_shared_bytes(ch04::kMaxTaps) <= ch04::kDefaultSharedLimit);
+  CHECK(ch04::conv1d_shared_bytes(ch04::kMaxTaps) <= course::kDefaultSharedLimit);
   CHECK(ch04::conv1d_shared_bytes(127) == (2 * 128 + ch04::kConv1dRun) * sizeof(float));
 }
 

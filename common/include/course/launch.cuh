@@ -1,10 +1,11 @@
 /// @file launch.cuh
-/// @brief What every launcher needs: ceiling division, grid limits, argument checks, and a launch
-/// check that records which kernel ran with which geometry.
+/// @brief What every launcher needs: ceiling division, grid limits, argument checks, the shared
+/// memory opt-in, and a launch check that records which kernel ran with which geometry.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include "course/cuda_check.hpp"
 #include "course/thread_mapping.hpp"
 
 #include <cstddef>
@@ -35,6 +36,23 @@ dim3 grid_2d(long long width, long long height, dim3 block);
 /// The 1D grid that covers @p count items with @p per_block items per block.
 dim3 grid_1d(long long count, long long per_block);
 
+/// Dynamic shared memory every block may use without opting in.
+inline constexpr std::size_t kDefaultSharedLimit = 48 * 1024;
+
+/// Whether a block asking for @p bytes of dynamic shared memory must opt in first.
+constexpr bool needs_opt_in(std::size_t bytes) {
+  return bytes > kDefaultSharedLimit;
+}
+
+/// The most shared memory a block may have on the current device once its kernel opts in
+/// (cudaDevAttrMaxSharedMemoryPerBlockOptin).
+std::size_t optin_shared_limit();
+
+/// Throws std::invalid_argument, naming both numbers and @p what, when @p bytes of shared memory
+/// per block exceed @p device_limit (optin_shared_limit()). A host function, so the refusal is
+/// testable without a GPU.
+void require_shared_fits(std::size_t bytes, std::size_t device_limit, const std::string& what);
+
 /// One kernel launch as seen by the launch check: the kernel and its geometry. The drivers use it
 /// to report registers, shared memory and occupancy of what actually ran.
 struct LaunchRecord {
@@ -62,6 +80,19 @@ bool synchronous_launch_checks();
 /// are on, for an error while running), then records the launch.
 void check_launch(const void* kernel, dim3 grid, dim3 block, std::size_t dynamic_shared_bytes,
                   cudaStream_t stream, const char* kernel_expression, const char* file, int line);
+
+/// Gets @p kernel ready for a launch with @p bytes of dynamic shared memory: refuses a size
+/// beyond the device's limit (require_shared_fits()) and opts in above kDefaultSharedLimit by
+/// raising the kernel's cudaFuncAttributeMaxDynamicSharedMemorySize. For kernels whose shared
+/// memory is all dynamic, so that the whole limit is theirs.
+template <typename... Args>
+void prepare_dynamic_shared(void (*kernel)(Args...), std::size_t bytes, const std::string& what) {
+  require_shared_fits(bytes, optin_shared_limit(), what);
+  if (needs_opt_in(bytes)) {
+    COURSE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(bytes)));
+  }
+}
 
 }  // namespace course
 
