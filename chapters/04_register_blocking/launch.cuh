@@ -51,11 +51,8 @@ enum class Step {
   prefetch,  ///< step 3: step 2 with the next batch prefetched into registers (product_kernel)
 };
 
-/// A step and its name on the command line.
-struct StepName {
-  Step step;         ///< the step
-  const char* name;  ///< its `--variant` name
-};
+/// A step and its `--variant` name.
+using StepName = course::NamedStep<Step>;
 
 /// The steps that `--variant` offers, the default first: the chapter's solution, then the lesson's
 /// steps back to the first.

@@ -41,11 +41,8 @@ enum class Step {
              ///< (product_kernel)
 };
 
-/// A step and its name on the command line.
-struct StepName {
-  Step step;         ///< the step
-  const char* name;  ///< its `--variant` name
-};
+/// A step and its `--variant` name.
+using StepName = course::NamedStep<Step>;
 
 /// The steps that `--variant` offers, the default first: the chapter's solution, then step 1.
 inline constexpr StepName kSteps[] = {{Step::pipeline, "pipeline"}, {Step::warptile, "warptile"}};

@@ -43,11 +43,8 @@ enum class Step {
   swizzle,   ///< step 4: step 3 with rows of 32 floats, their chunks swizzled (the solution)
 };
 
-/// A step and its name on the command line.
-struct StepName {
-  Step step;         ///< the step
-  const char* name;  ///< its `--variant` name
-};
+/// A step and its `--variant` name.
+using StepName = course::NamedStep<Step>;
 
 /// The steps that `--variant` offers, the default first: the chapter's solution, then the lesson's
 /// steps back to the first.

@@ -44,11 +44,8 @@ enum class Step {
   grouped,      ///< step 4: step 3 with the tiles handed out in groups of rows (the solution)
 };
 
-/// A step and its name on the command line.
-struct StepName {
-  Step step;         ///< the step
-  const char* name;  ///< its `--variant` name
-};
+/// A step and its `--variant` name.
+using StepName = course::NamedStep<Step>;
 
 /// The steps that `--variant` offers, the default first: the chapter's solution, then the lesson's
 /// steps back to the first.

@@ -132,8 +132,15 @@ LaunchOptions chosen_launch(const Options& options, const ChapterFlags& flags);
 /// but `--variant @p variant` (empty: not even that).
 ProblemSet launchers_at_defaults(const Chapter& chapter, const std::string& variant = "");
 
+/// One step of a chapter built in steps (its enum Step) and the name `--variant` gives it.
+template <typename Step>
+struct NamedStep {
+  Step step;         ///< the step
+  const char* name;  ///< its `--variant` name
+};
+
 /// For Chapter::launchers of a chapter built in steps: the step of @p steps (the chapter's kSteps,
-/// entries with a `step` and its `name`, the default first) that @p variant names, or the default.
+/// NamedStep entries, the default first) that @p variant names, or the default.
 template <typename StepName, std::size_t Count>
 auto chosen_step(const StepName (&steps)[Count], const std::string& variant) {
   for (const StepName& named : steps) {
