@@ -168,9 +168,9 @@ Options parse_options(int argc, const char* const* argv, const ChapterFlags& fla
       no_value();
       options.list_bugs = true;
     } else if (flag == "--warmup") {
-      options.warmup = static_cast<int>(parse_whole_number(flag, take_value(), 0, 1000000));
+      options.warmup = static_cast<int>(parse_whole_number(flag, take_value(), 0, kMaxRuns));
     } else if (flag == "--reps") {
-      options.reps = static_cast<int>(parse_whole_number(flag, take_value(), 1, 1000000));
+      options.reps = static_cast<int>(parse_whole_number(flag, take_value(), 1, kMaxRuns));
     } else if (flag == "--seed") {
       options.seed = parse_seed(flag, take_value());
     } else if (flag == "--no-check") {

@@ -53,9 +53,7 @@ device, 4 a run could not be made.
 }
 
 Options parse_command_line(int argc, const char* const* argv) {
-  // The most warm-up or timed runs, as the chapters' executables take; the largest chapter number
-  // (a chapter this build lacks is refused later, by name).
-  constexpr long long kMaxRuns = 1000000;
+  // The largest chapter number (a chapter this build lacks is refused later, by name).
   constexpr int kMaxChapter = 99;
   Options options;
   std::vector<course::Problem> problems;  // only these problems (empty: all)
@@ -91,10 +89,11 @@ Options parse_command_line(int argc, const char* const* argv) {
             static_cast<int>(course::parse_whole_number(flag, number, 1, kMaxChapter)));
     } else if (flag == "--warmup") {
       options.base.warmup =
-          static_cast<int>(course::parse_whole_number(flag, value(), 0, kMaxRuns));
+          static_cast<int>(course::parse_whole_number(flag, value(), 0, course::kMaxRuns));
       warmup_given = true;
     } else if (flag == "--reps") {
-      options.base.reps = static_cast<int>(course::parse_whole_number(flag, value(), 1, kMaxRuns));
+      options.base.reps =
+          static_cast<int>(course::parse_whole_number(flag, value(), 1, course::kMaxRuns));
       reps_given = true;
     } else if (flag == "--seed") {
       options.base.seed = course::parse_seed(flag, value());

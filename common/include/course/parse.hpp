@@ -13,6 +13,9 @@
 
 namespace course {
 
+/// The most warm-up or timed runs (`--warmup`, `--reps`) a command line takes.
+inline constexpr long long kMaxRuns = 1000000;
+
 /// Throws UsageError("FLAG: WHY, got \"VALUE\""), the one form of every refused value.
 [[noreturn]] void refuse_value(const std::string& flag, const std::string& value,
                                const std::string& why);
