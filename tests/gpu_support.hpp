@@ -65,12 +65,13 @@ inline ProblemSet products(ProductLauncher matmul, ProductLauncher minplus) {
 }
 
 /// One choice per step of a chapter built in steps: @p steps is its kSteps ({step, name}), each
-/// choice named @p prefix followed by the step's name, with the launchers @p at_step(step) gives.
+/// choice named as on the command line ("--variant NAME"), with the launchers @p at_step(step)
+/// gives.
 template <class Steps, class AtStep>
-Choices each_step(const char* prefix, const Steps& steps, AtStep at_step) {
+Choices each_step(const Steps& steps, AtStep at_step) {
   Choices choices;
   for (const auto& step : steps)
-    choices.push_back({prefix + std::string(step.name), at_step(step.step)});
+    choices.push_back({"--variant " + std::string(step.name), at_step(step.step)});
   return choices;
 }
 

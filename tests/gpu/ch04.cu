@@ -17,7 +17,7 @@ namespace {
 
 // Both products at every step.
 testing::Choices every_step() {
-  return testing::each_step("--variant ", ch04::kSteps, [](ch04::Step step) {
+  return testing::each_step(ch04::kSteps, [](ch04::Step step) {
     return testing::products(with_choice(ch04::matmul, step), with_choice(ch04::minplus, step));
   });
 }

@@ -13,7 +13,7 @@ namespace {
 
 // Both products at every step.
 testing::Choices every_step() {
-  return testing::each_step("--variant ", ch05::kSteps, [](ch05::Step step) {
+  return testing::each_step(ch05::kSteps, [](ch05::Step step) {
     return testing::products(with_choice(ch05::matmul, step), with_choice(ch05::minplus, step));
   });
 }

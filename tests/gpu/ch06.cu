@@ -13,7 +13,7 @@ namespace {
 
 // Every step's launcher, checked as the TF32 product it is.
 testing::Choices every_step() {
-  return testing::each_step("step ", ch06::kSteps, [](ch06::Step step) {
+  return testing::each_step(ch06::kSteps, [](ch06::Step step) {
     return course::ProblemSet{
         course::with_choice(ch06::matmul, step), {}, {}, {}, ch06::matmul_arithmetic()};
   });

@@ -16,7 +16,7 @@ namespace {
 
 // Every step's launcher, checked as the TF32 product it is.
 testing::Choices every_step() {
-  return testing::each_step("step ", ch07::kSteps, [](ch07::Step step) {
+  return testing::each_step(ch07::kSteps, [](ch07::Step step) {
     return course::ProblemSet{
         course::with_choice(ch07::matmul, step), {}, {}, {}, ch07::matmul_arithmetic()};
   });
