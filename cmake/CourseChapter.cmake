@@ -58,7 +58,7 @@ function(course_add_chapter)
     course_add_run_test(${target} ${label} ${edition} ${CH_SMOKE_ARGS})
     # Sanitizer runs and the bad-input table for this executable (cmake/CourseReliability.cmake).
     if(COURSE_BUILD_TESTS AND COMMAND course_add_reliability_tests)
-      course_add_reliability_tests(${target} ${label} ${edition})
+      course_add_reliability_tests(${target} ${edition})
     endif()
     if(COURSE_BUILD_TESTS AND EXISTS ${PROJECT_SOURCE_DIR}/tests/gpu/${label}.cu)
       add_executable(${test_target} ${PROJECT_SOURCE_DIR}/tests/gpu/${label}.cu)

@@ -1,5 +1,5 @@
 # Reliability tests of every chapter executable, added by course_add_chapter through
-# course_add_reliability_tests(<target> <chNN> <student|solution>). tests/reliability/reliability.py
+# course_add_reliability_tests(<target> <student|solution>). tests/reliability/reliability.py
 # runs the checks and lists an executable's tests each time CTest runs (`reliability.py tests`), so
 # that planted bugs (`<target> --list-bugs`) and rows of large_cases.txt need no reconfiguring:
 #   <target>.bad_input, .no_device      every executable; labels cpu, reliability
@@ -29,7 +29,7 @@ endif()
 set(COURSE_RELIABILITY ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/reliability/reliability.py)
 
 # <edition> planted: a made-up chapter of the harness's own (its planted bugs only).
-function(course_add_reliability_tests target label edition)
+function(course_add_reliability_tests target edition)
   if(NOT Python3_Interpreter_FOUND)
     return()
   endif()
