@@ -207,13 +207,7 @@ inline course::Chapter describe() {
     }
     return std::string();
   };
-  chapter.missing_reasons[static_cast<int>(course::Problem::minplus)] =
-      "tensor cores only multiply and add; min-plus has no tensor-core instruction (chapter 5 "
-      "runs it)";
-  chapter.missing_reasons[static_cast<int>(course::Problem::conv2d)] =
-      "these tiles do not help a convolution (chapter 4 runs it)";
-  chapter.missing_reasons[static_cast<int>(course::Problem::conv1d)] =
-      "these tiles do not help a convolution (chapter 4 runs it)";
+  course::leave_to_earlier_chapters(chapter);
   chapter.exercises.assign(std::begin(kExercises), std::end(kExercises));
   // The bug hunt: the solution with the batch of wgmmas of bug_hunt.cuh.
   course::ProblemSet stepped;

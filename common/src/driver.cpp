@@ -118,6 +118,17 @@ ProblemSet launchers_at_defaults(const Chapter& chapter, const std::string& vari
   return chapter.launchers(chosen_launch(options, chapter.flags));
 }
 
+void leave_to_earlier_chapters(Chapter& tensor_core_chapter) {
+  std::string* reasons = tensor_core_chapter.missing_reasons;
+  reasons[static_cast<int>(Problem::minplus)] =
+      "tensor cores only multiply and add; min-plus has no tensor-core instruction (chapter 5 "
+      "runs it)";
+  reasons[static_cast<int>(Problem::conv2d)] =
+      "these tiles do not help a convolution (chapter 4 runs it)";
+  reasons[static_cast<int>(Problem::conv1d)] =
+      "these tiles do not help a convolution (chapter 4 runs it)";
+}
+
 std::string describe_variant(Problem problem, const LaunchOptions& chosen,
                              const ChapterFlags& flags) {
   std::ostringstream out;

@@ -159,6 +159,10 @@ std::vector<std::string> step_names(const StepName (&steps)[Count]) {
   return names;
 }
 
+/// Chapter::missing_reasons of a chapter whose kernels run on tensor cores (chapters 6 and 7):
+/// they offer matmul only, and say which earlier chapter runs each other problem.
+void leave_to_earlier_chapters(Chapter& tensor_core_chapter);
+
 /// The launch choices a report shows for @p problem in a chapter with @p flags, e.g. "tile=32"
 /// or "tile=32 variant=dispatch".
 std::string describe_variant(Problem problem, const LaunchOptions& chosen,
