@@ -363,7 +363,8 @@ __global__ void __launch_bounds__(product_threads(Specialized), 1)
     if (threadIdx.x == 0) {
       for (int batch = 0; batch < batches; ++batch) {
         // EXERCISE 7.5 begin: the producer's side of empty[s]. It may refill a stage only once
-        // both consumers are done with what the stage held. Which barrier says so, and when?
+        // both consumers are done with what the stage held. Which phase says so, and what of
+        // the first use of each stage, before anything has been given back?
         barrier_wait(&empty[batch % Stages], wait_parity(batch, Stages, true));
         copy(batch);
         // EXERCISE 7.5 end
