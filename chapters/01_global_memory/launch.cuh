@@ -100,10 +100,18 @@ inline void conv1d(const float* a, int n, const float* b, int m, float* y, cudaS
 inline course::Chapter describe() {
   course::Chapter chapter = course::make_chapter(1, "global memory");
   chapter.launchers = [](const course::LaunchOptions& chosen) {
-    return course::ProblemSet{course::with_choice(matmul, chosen.mapping),
-                              course::with_choice(minplus, chosen.mapping), conv2d, conv1d};
+    const course::ThreadMapping mapping = chosen.text("--mapping") == "transposed"
+                                              ? course::ThreadMapping::transposed
+                                              : course::ThreadMapping::coalesced;
+    return course::ProblemSet{course::with_choice(matmul, mapping),
+                              course::with_choice(minplus, mapping), conv2d, conv1d};
   };
-  chapter.flags.mapping = true;
+  chapter.flags.options = {{"--mapping",
+                            "thread mapping",
+                            {"coalesced", "transposed"},
+                            {course::Problem::matmul, course::Problem::minplus},
+                            "consecutive threads take consecutive columns of C (coalesced) or "
+                            "consecutive rows (transposed)"}};
   chapter.exercises.assign(std::begin(kExercises), std::end(kExercises));
   // The bug hunt: a defective product kernel behind the chapter's own launcher.
   const course::ProductLauncher edge = [](const float* A, const float* B, float* C, int m, int n,

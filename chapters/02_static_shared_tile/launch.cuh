@@ -164,12 +164,16 @@ inline void conv1d(const float* a, int n, const float* b, int m, float* y, cudaS
 inline course::Chapter describe() {
   course::Chapter chapter = course::make_chapter(2, "the static shared tile");
   chapter.launchers = [](const course::LaunchOptions& chosen) {
-    return course::ProblemSet{course::with_choice(matmul, chosen.tile),
-                              course::with_choice(minplus, chosen.tile), conv2d, conv1d};
+    const int tile = chosen.number("--tile");
+    return course::ProblemSet{course::with_choice(matmul, tile), course::with_choice(minplus, tile),
+                              conv2d, conv1d};
   };
-  chapter.flags.tiles.assign(std::begin(kTiles), std::end(kTiles));
+  chapter.flags.options = {course::number_option(
+      "--tile", "tile width", {std::begin(kTiles), std::end(kTiles)},
+      {course::Problem::matmul, course::Problem::minplus}, "product tile width")};
   chapter.flags.mask_sides.assign(std::begin(kMaskSides), std::end(kMaskSides));
   chapter.flags.tap_counts.assign(std::begin(kTapCounts), std::end(kTapCounts));
+  chapter.flags.other_sizes = "chapter 3 takes any odd mask and any tap count at run time";
   chapter.exercises.assign(std::begin(kExercises), std::end(kExercises));
   // The bug hunt: a tiled product with a defect, at the default tile width.
   const auto bug_product = [](auto kernel) {

@@ -239,21 +239,30 @@ inline void conv2d(const float* img, int h, int w, const float* mask, int mk, in
 /// of bug_hunt.cuh.
 inline course::Chapter describe() {
   course::Chapter chapter = course::make_chapter(3, "the dynamic shared buffer");
+  using course::Problem;
   // conv1d has one kernel for both variants.
-  chapter.flags.variants = {"plain", "dispatch"};
+  chapter.flags.options = {
+      course::number_option("--tile", "tile width", {std::begin(kTiles), std::end(kTiles)},
+                            {Problem::matmul, Problem::minplus}, "product tile width"),
+      course::number_option("--block", "block width", {std::begin(kBlocks), std::end(kBlocks)},
+                            {Problem::conv2d}, "conv2d block width"),
+      {"--variant",
+       "kernel variant",
+       {"plain", "dispatch"},
+       {Problem::matmul, Problem::minplus, Problem::conv2d},
+       "run-time sizes (plain) or compiled kernels where there are some"}};
   chapter.best_variant = "dispatch";
   chapter.launchers = [](const course::LaunchOptions& chosen) {
-    if (chosen.variant == "dispatch") {
-      return course::ProblemSet{course::with_choice(dispatch::matmul, chosen.tile),
-                                course::with_choice(dispatch::minplus, chosen.tile),
-                                course::with_choice(dispatch::conv2d, chosen.block), conv1d};
+    const int tile = chosen.number("--tile");
+    const int block = chosen.number("--block");
+    if (chosen.text("--variant") == "dispatch") {
+      return course::ProblemSet{course::with_choice(dispatch::matmul, tile),
+                                course::with_choice(dispatch::minplus, tile),
+                                course::with_choice(dispatch::conv2d, block), conv1d};
     }
-    return course::ProblemSet{course::with_choice(matmul, chosen.tile),
-                              course::with_choice(minplus, chosen.tile),
-                              course::with_choice(conv2d, chosen.block), conv1d};
+    return course::ProblemSet{course::with_choice(matmul, tile), course::with_choice(minplus, tile),
+                              course::with_choice(conv2d, block), conv1d};
   };
-  chapter.flags.tiles.assign(std::begin(kTiles), std::end(kTiles));
-  chapter.flags.blocks.assign(std::begin(kBlocks), std::end(kBlocks));
   chapter.flags.max_taps = kMaxTaps;
   chapter.flags.signal_demo = true;
   chapter.exercises.assign(std::begin(kExercises), std::end(kExercises));

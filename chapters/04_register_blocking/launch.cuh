@@ -249,11 +249,13 @@ inline void conv1d(const float* a, int n, const float* b, int m, float* y, cudaS
 inline course::Chapter describe() {
   course::Chapter chapter = course::make_chapter(4, "register blocking");
   chapter.launchers = [](const course::LaunchOptions& chosen) {
-    const Step step = course::chosen_step(kSteps, chosen.variant);
+    const Step step = course::chosen_step(kSteps, chosen.text("--variant"));
     return course::ProblemSet{course::with_choice(matmul, step), course::with_choice(minplus, step),
                               conv2d, conv1d};
   };
-  chapter.flags.variants = course::step_names(kSteps);
+  chapter.flags.options = {
+      course::step_option(kSteps, {course::Problem::matmul, course::Problem::minplus},
+                          "the lesson's step of the product, the solution first")};
   chapter.flags.max_taps = kMaxTaps;
   chapter.exercises.assign(std::begin(kExercises), std::end(kExercises));
   // The bug hunt: step 2 with each thread's float4s side by side.

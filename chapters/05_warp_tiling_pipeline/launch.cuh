@@ -116,11 +116,13 @@ inline void minplus(const float* A, const float* B, float* C, int m, int n, int 
 inline course::Chapter describe() {
   course::Chapter chapter = course::make_chapter(5, "warp tiles and a cp.async pipeline");
   chapter.launchers = [](const course::LaunchOptions& chosen) {
-    const Step step = course::chosen_step(kSteps, chosen.variant);
+    const Step step = course::chosen_step(kSteps, chosen.text("--variant"));
     return course::ProblemSet{
         course::with_choice(matmul, step), course::with_choice(minplus, step), {}, {}};
   };
-  chapter.flags.variants = course::step_names(kSteps);
+  chapter.flags.options = {
+      course::step_option(kSteps, {course::Problem::matmul, course::Problem::minplus},
+                          "the lesson's step of the product, the solution first")};
   chapter.missing_reasons[static_cast<int>(course::Problem::conv2d)] =
       "a block loads its tile once and has no loop along k to pipeline (chapter 4 runs it)";
   chapter.missing_reasons[static_cast<int>(course::Problem::conv1d)] =

@@ -142,11 +142,12 @@ inline course::Chapter describe() {
   course::Chapter chapter = course::make_chapter(6, "tensor cores");
   chapter.launchers = [](const course::LaunchOptions& chosen) {
     course::ProblemSet set;
-    set.matmul = course::with_choice(matmul, course::chosen_step(kSteps, chosen.variant));
+    set.matmul = course::with_choice(matmul, course::chosen_step(kSteps, chosen.text("--variant")));
     set.arithmetic = matmul_arithmetic();
     return set;
   };
-  chapter.flags.variants = course::step_names(kSteps);
+  chapter.flags.options = {course::step_option(kSteps, {course::Problem::matmul},
+                                               "the lesson's step, the solution first")};
   chapter.gpu = {"TF32 tensor cores, compute capability 8.0 or newer", "8.0", false};
   course::leave_to_earlier_chapters(chapter);
   chapter.exercises.assign(std::begin(kExercises), std::end(kExercises));

@@ -191,11 +191,12 @@ inline course::Chapter describe() {
   course::Chapter chapter = course::make_chapter(7, "TMA and wgmma");
   chapter.launchers = [](const course::LaunchOptions& chosen) {
     course::ProblemSet set;
-    set.matmul = course::with_choice(matmul, course::chosen_step(kSteps, chosen.variant));
+    set.matmul = course::with_choice(matmul, course::chosen_step(kSteps, chosen.text("--variant")));
     set.arithmetic = matmul_arithmetic();
     return set;
   };
-  chapter.flags.variants = course::step_names(kSteps);
+  chapter.flags.options = {course::step_option(kSteps, {course::Problem::matmul},
+                                               "the lesson's step, the solution first")};
   chapter.gpu = {"TF32 wgmma and TMA, compute capability 9.0 (Hopper) and a build for sm_90a",
                  "9.0", true};
   chapter.gpu_refusal = [] {

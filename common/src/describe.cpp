@@ -33,12 +33,26 @@ std::string problem_list(const std::vector<Problem>& problems) {
   return text;
 }
 
+// "; tile width 32 (default), 16 or 8" for every option that changes one of @p problems.
+std::string option_clauses(const ChapterFlags& flags, std::initializer_list<Problem> problems) {
+  std::string text;
+  for (const ChapterOption& option : flags.options) {
+    const bool applies = std::any_of(problems.begin(), problems.end(), [&](Problem problem) {
+      return std::find(option.problems.begin(), option.problems.end(), problem) !=
+             option.problems.end();
+    });
+    if (applies)
+      text += "; " + option.name + " " + choices(option.values);
+  }
+  return text;
+}
+
 }  // namespace
 
-ChapterSupport describe_support(int chapter, const ProblemSet& problems,
-                                const ChapterFlags& flags) {
+ChapterSupport describe_support(const Chapter& chapter, const ProblemSet& problems) {
+  const ChapterFlags& flags = chapter.flags;
   ChapterSupport support;
-  support.chapter = chapter;
+  support.chapter = chapter.number;
   for (Problem problem : kAllProblems) {
     if (problems.offers(problem))
       support.problems.push_back(problem);
@@ -46,18 +60,10 @@ ChapterSupport describe_support(int chapter, const ProblemSet& problems,
 
   support.products = kNotOffered;
   if (problems.offers(Problem::matmul) || problems.offers(Problem::minplus)) {
-    std::string text = "m, n, k from 1";
-    if (!flags.tiles.empty())
-      text += "; tile width " + choices(flags.tiles);
-    if (flags.mapping)
-      text += "; thread mapping coalesced (default) or transposed";
-    if (!flags.variants.empty())
-      text += "; kernel variant " + choices(flags.variants);
-    if (!flags.gpu_requirement.empty())
-      text += "; " + flags.gpu_requirement;
-    else if (problems.arithmetic == Arithmetic::tf32)
-      text += "; TF32 tensor cores, compute capability 8.0 or newer";
-    support.products = text;
+    support.products =
+        "m, n, k from 1" + option_clauses(flags, {Problem::matmul, Problem::minplus});
+    if (!chapter.gpu.text.empty())
+      support.products += "; " + chapter.gpu.text;
   }
 
   support.conv2d = kNotOffered;
@@ -73,9 +79,7 @@ ChapterSupport describe_support(int chapter, const ProblemSet& problems,
       for (std::size_t i = 0; i < sides.size(); ++i)
         text += (i ? ", " : "") + std::to_string(sides[i]) + "x" + std::to_string(sides[i]);
     }
-    if (!flags.blocks.empty())
-      text += "; block width " + choices(flags.blocks);
-    support.conv2d = text;
+    support.conv2d = text + option_clauses(flags, {Problem::conv2d});
   }
 
   support.conv1d = kNotOffered;
@@ -91,7 +95,7 @@ ChapterSupport describe_support(int chapter, const ProblemSet& problems,
         text += " to " + std::to_string(flags.max_taps);
     }
     text += "; n + taps - 1 at most " + std::to_string(INT_MAX);
-    support.conv1d = text;
+    support.conv1d = text + option_clauses(flags, {Problem::conv1d});
   }
   return support;
 }
@@ -113,18 +117,6 @@ std::string support_help(const ChapterSupport& support) {
   return out.str();
 }
 
-std::string support_table_header() {
-  return "| chapter | problems | matmul, minplus | conv2d | conv1d |\n"
-         "| ---: | --- | --- | --- | --- |\n";
-}
-
-std::string support_table_row(const ChapterSupport& support) {
-  std::ostringstream out;
-  out << "| " << support.chapter << " | " << problem_list(support.problems) << " | "
-      << support.products << " | " << support.conv2d << " | " << support.conv1d << " |\n";
-  return out.str();
-}
-
 std::string exercise_list(const std::vector<Exercise>& exercises) {
   std::ostringstream out;
   for (const Exercise& exercise : exercises)
@@ -141,49 +133,27 @@ std::string peak_key(Problem problem, Arithmetic arithmetic) {
   return problem == Problem::matmul && arithmetic == Arithmetic::tf32 ? "tf32" : "fp32";
 }
 
-std::vector<std::string> texts(const std::vector<int>& values) {
+std::vector<std::string> names(const std::vector<Problem>& problems) {
   std::vector<std::string> out;
-  for (int value : values)
-    out.push_back(std::to_string(value));
+  for (Problem problem : problems)
+    out.push_back(problem_name(problem));
   return out;
 }
 
-std::vector<std::string> offered_names(const ProblemSet& launchers, bool products_only) {
-  std::vector<std::string> names;
-  for (Problem problem : kAllProblems) {
-    const bool product = problem == Problem::matmul || problem == Problem::minplus;
-    if (launchers.offers(problem) && (product || !products_only))
-      names.push_back(problem_name(problem));
-  }
-  return names;
-}
-
-void option(JsonWriter& json, const char* flag, const std::vector<std::string>& values,
-            const std::string& fallback, const std::vector<std::string>& problems,
-            const char* help) {
-  json.begin_object().member("flag", flag).key("values").strings(values);
-  json.member("default", values.empty() ? fallback : values.front());
-  json.key("problems").strings(problems).member("help", help).end_object();
-}
-
-void options(JsonWriter& json, const ChapterFlags& flags, const ProblemSet& launchers) {
-  const std::vector<std::string> products = offered_names(launchers, true);
+void options(JsonWriter& json, const ChapterFlags& flags) {
   json.key("options").begin_array();
-  if (!flags.tiles.empty())
-    option(json, "--tile", texts(flags.tiles), "", products, "product tile width");
-  if (!flags.blocks.empty())
-    option(json, "--block", texts(flags.blocks), "", {"conv2d"}, "conv2d block width");
-  if (flags.mapping) {
-    option(json, "--mapping", {"coalesced", "transposed"}, "", products,
-           "consecutive threads take consecutive columns (coalesced) or rows (transposed)");
-  }
-  if (!flags.variants.empty()) {
-    option(json, "--variant", flags.variants, "", offered_names(launchers, false),
-           "kernel variant: the lesson's steps, the chapter's solution first");
+  for (const ChapterOption& option : flags.options) {
+    json.begin_object().member("flag", option.flag).member("name", option.name);
+    json.key("values").strings(option.values).member("default", option.values.front());
+    json.key("problems").strings(names(option.problems)).member("help", option.help);
+    json.end_object();
   }
   if (flags.signal_demo) {
-    option(json, "--signal-csv", {}, "", {"conv1d"},
-           "conv1d demo: filter two tones with a 10-tap moving average and write CSV to FILE");
+    json.begin_object().member("flag", "--signal-csv").member("name", "signal demo file");
+    json.key("values").strings({}).member("default", "").key("problems").strings({"conv1d"});
+    json.member("help",
+                "conv1d demo: filter two tones with a 10-tap moving average and write CSV to FILE");
+    json.end_object();
   }
   json.end_array();
 }
@@ -229,7 +199,12 @@ void bugs(JsonWriter& json, const std::vector<PlantedBug>& list) {
   for (const PlantedBug& bug : list) {
     json.begin_object().member("name", bug.name).member("tool", bug.tool);
     json.member("summary", bug.summary).key("problems");
-    json.strings(offered_names(bug.launchers, false)).end_object();
+    std::vector<Problem> problems;
+    for (Problem problem : kAllProblems) {
+      if (bug.launchers.offers(problem))
+        problems.push_back(problem);
+    }
+    json.strings(names(problems)).end_object();
   }
   json.end_array();
 }
@@ -308,9 +283,13 @@ std::string describe_json(const Chapter& chapter, const ProblemSet& launchers) {
     json.end_object();
   }
   json.end_array();
-  options(json, chapter.flags, launchers);
+  options(json, chapter.flags);
   json.member("best_variant", chapter.best_variant);
   sizes(json, chapter.flags);
+  const ChapterSupport support = describe_support(chapter, launchers);
+  json.key("support").begin_object().member("problems", problem_list(support.problems));
+  json.member("products", support.products).member("conv2d", support.conv2d);
+  json.member("conv1d", support.conv1d).end_object();
   exercises(json, chapter.exercises);
   bugs(json, chapter.bugs);
   checks(json, chapter.checks);

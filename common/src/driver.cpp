@@ -4,6 +4,7 @@
 #include "course/describe.hpp"
 #include "course/signal_demo.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <new>
 #include <sstream>
@@ -170,19 +171,18 @@ Check rate_check(std::vector<std::string> problems, const std::string& args,
 }
 
 LaunchOptions chosen_launch(const Options& options, const ChapterFlags& flags) {
-  LaunchOptions chosen = options.launch;
-  if (chosen.tile == 0 && !flags.tiles.empty())
-    chosen.tile = flags.tiles.front();
-  if (chosen.block == 0 && !flags.blocks.empty())
-    chosen.block = flags.blocks.front();
-  if (chosen.variant.empty() && !flags.variants.empty())
-    chosen.variant = flags.variants.front();
+  LaunchOptions chosen;
+  for (const ChapterOption& option : flags.options) {
+    const std::string given = options.launch.text(option.flag);
+    chosen.set(option.flag, given.empty() ? option.values.front() : given);
+  }
   return chosen;
 }
 
 ProblemSet launchers_at_defaults(const Chapter& chapter, const std::string& variant) {
   Options options;
-  options.launch.variant = variant;
+  if (!variant.empty())
+    options.launch.set(kVariantFlag, variant);
   return chapter.launchers(chosen_launch(options, chapter.flags));
 }
 
@@ -199,37 +199,29 @@ void leave_to_earlier_chapters(Chapter& tensor_core_chapter) {
 
 std::string describe_variant(Problem problem, const LaunchOptions& chosen,
                              const ChapterFlags& flags) {
-  std::ostringstream out;
-  const bool product = problem == Problem::matmul || problem == Problem::minplus;
-  if (product && flags.mapping)
-    out << "mapping=" << (chosen.mapping == ThreadMapping::coalesced ? "coalesced" : "transposed");
-  if (product && !flags.tiles.empty())
-    out << "tile=" << chosen.tile;
-  if (problem == Problem::conv2d && !flags.blocks.empty())
-    out << "block=" << chosen.block;
-  if (!flags.variants.empty())
-    out << (out.tellp() > 0 ? " " : "") << "variant=" << chosen.variant;
-  return out.str();
+  std::string text;
+  for (const ChapterOption& option : flags.options) {
+    if (std::find(option.problems.begin(), option.problems.end(), problem) == option.problems.end())
+      continue;
+    // "tile=32": the flag without its dashes, and the value.
+    text += (text.empty() ? "" : " ") + option.flag.substr(2) + "=" + chosen.text(option.flag);
+  }
+  return text;
 }
 
 namespace {
 
-// What --describe, --help, --supports-table, --exercises and --list-bugs print, in that order.
+// What --describe, --help, --exercises and --list-bugs print, in that order.
 void print_offer(const Chapter& chapter, const Options& options, const ChapterFlags& flags,
                  const ProblemSet& launchers, const std::string& program) {
-  // What the chapter takes, described from the lists the parser and the checks refuse with.
-  ChapterFlags described = chapter.flags;
-  described.gpu_requirement = chapter.gpu.text;
-  const ChapterSupport support = describe_support(chapter.number, launchers, described);
   if (options.describe)
     std::cout << describe_json(chapter, launchers) << "\n";
   if (options.help) {
     const std::string bugs = bug_help(chapter.bugs);
     std::cout << usage(program, flags) << "\n"
-              << support_help(support) << (bugs.empty() ? "" : "\n") << bugs;
+              << support_help(describe_support(chapter, launchers)) << (bugs.empty() ? "" : "\n")
+              << bugs;
   }
-  if (options.supports_table)
-    std::cout << support_table_header() << support_table_row(support);
   if (options.list_exercises)
     std::cout << exercise_list(chapter.exercises);
   if (options.list_bugs)
@@ -354,8 +346,7 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
   }
   const LaunchOptions chosen = chosen_launch(options, chapter.flags);
   const ProblemSet chapter_launchers = chapter.launchers(chosen);
-  if (options.describe || options.help || options.supports_table || options.list_exercises ||
-      options.list_bugs) {
+  if (options.describe || options.help || options.list_exercises || options.list_bugs) {
     print_offer(chapter, options, flags, chapter_launchers, program);
     return kExitPass;
   }

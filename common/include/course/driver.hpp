@@ -142,7 +142,7 @@ struct Chapter {
   std::string missing_reasons[4];
   /// The chapter's planted bugs (`--bug NAME`, `--list-bugs`); every chapter has at least one.
   std::vector<PlantedBug> bugs;
-  /// The variant (one of flags.variants) that shows the chapter at its best, when that is not the
+  /// The `--variant` value that shows the chapter at its best, when that is not the
   /// default (chapter 3: "dispatch"); empty otherwise. The ladder runs it beside the default, and
   /// the next chapter compares itself with it.
   std::string best_variant;
@@ -229,6 +229,14 @@ std::vector<std::string> step_names(const StepName (&steps)[Count]) {
   for (const StepName& named : steps)
     names.push_back(named.name);
   return names;
+}
+
+/// The `--variant` option of a chapter built in steps: the names of @p steps (the chapter's kSteps,
+/// the default first), for the launchers of @p problems.
+template <typename StepName, std::size_t Count>
+ChapterOption step_option(const StepName (&steps)[Count], std::vector<Problem> problems,
+                          std::string help) {
+  return {kVariantFlag, "kernel variant", step_names(steps), std::move(problems), std::move(help)};
 }
 
 /// Chapter::missing_reasons of a chapter whose kernels run on tensor cores (chapters 6 and 7):
