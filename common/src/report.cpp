@@ -3,13 +3,41 @@
 #include "course/ceiling.hpp"
 #include "course/json.hpp"
 
+#include <cmath>
+#include <cstdio>
 #include <ostream>
 #include <sstream>
 
 namespace course {
 
+std::optional<double> ratio(double numerator, double denominator, double scale) {
+  if (numerator <= 0 || denominator <= 0)
+    return std::nullopt;
+  return scale * numerator / denominator;
+}
+
+std::string format_rate(double value) {
+  char text[32];
+  const double magnitude = std::fabs(value);
+  const int decimals = magnitude >= 100 ? 0 : magnitude >= 10 ? 1 : magnitude >= 1 ? 2 : 3;
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+std::string format_speedup(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2fx", value);
+  return text;
+}
+
+std::string format_percent(double value, int decimals) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f%%", decimals, value);
+  return text;
+}
+
 double RunResult::speedup() const {
-  return previous_ms > 0 && timing.median_ms > 0 ? previous_ms / timing.median_ms : 0;
+  return ratio(previous_ms, timing.median_ms).value_or(0);
 }
 
 void fill_rate(RunResult& result, const DeviceInfo& device, const Workload& workload,
@@ -21,7 +49,7 @@ void fill_rate(RunResult& result, const DeviceInfo& device, const Workload& work
   const Peak peak = arithmetic_peak(workload.problem, device, arithmetic);
   result.peak_name = peak.name;
   result.peak_key = peak.key;
-  result.peak_percent = peak.flops > 0 ? 100.0 * result.flops / seconds / peak.flops : 0;
+  result.peak_percent = ratio(result.flops / seconds, peak.flops, 100.0).value_or(0);
 }
 
 void print_report(std::ostream& out, const RunResult& result) {
@@ -36,21 +64,20 @@ void print_report(std::ostream& out, const RunResult& result) {
   text.precision(3);
   text << "  time     " << result.timing.median_ms << " ms median (min " << result.timing.min_ms
        << ", max " << result.timing.max_ms << ", " << result.timing.runs << " timed runs)\n";
-  text.precision(2);
   if (!result.ok()) {
     text << "  rate     " << kFiguresNotReported << "\n";
     if (result.previous_ms > 0)
       text << "  speedup  " << kFiguresNotReported << "\n";
   } else {
-    text << "  rate     " << result.rate << " " << result.rate_unit;
+    text << "  rate     " << format_rate(result.rate) << " " << result.rate_unit;
     if (result.peak_percent > 0)
-      text << ", " << result.peak_percent << "% of the " << result.peak_name;
+      text << ", " << format_percent(result.peak_percent) << " of the " << result.peak_name;
     if (!result.checked)
       text << " (of an unchecked result)";
     text << "\n";
     if (result.previous_ms > 0) {
-      text << "  speedup  " << result.speedup() << "x over chapter " << result.previous_chapter
-           << " (" << result.previous_ms << " ms on the same inputs)\n";
+      text << "  speedup  " << format_speedup(result.speedup()) << " over chapter "
+           << result.previous_chapter << " (" << result.previous_ms << " ms on the same inputs)\n";
     }
   }
   if (result.checked) {

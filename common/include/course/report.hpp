@@ -8,10 +8,26 @@
 #include "course/timing.hpp"
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace course {
+
+/// @p numerator / @p denominator x @p scale: the one way every ratio of results is taken (a
+/// speedup, a share of a peak, of cuBLAS or of the best chapter); empty when either is not
+/// positive.
+std::optional<double> ratio(double numerator, double denominator, double scale = 1.0);
+
+/// A rate as every view shows it (the report, the ladder's console, tables and plot): three
+/// significant digits, no exponent ("41.2", "0.853", "203").
+std::string format_rate(double value);
+
+/// A speedup as every view shows it: two decimals and "x" ("1.66x").
+std::string format_speedup(double value);
+
+/// A share in percent as every view shows it: @p decimals decimals and "%" ("88.1%").
+std::string format_percent(double value, int decimals = 1);
 
 /// Everything known about one timed and checked run of one problem.
 struct RunResult {
