@@ -120,10 +120,9 @@ def validate(description):
         need(isinstance(option.get("help"), str) and option.get("help")
              and "\n" not in option.get("help"), f"{flag}: help is not one line")
     need(len(set(flags)) == len(flags), "an option is listed twice")
-    variants = next((o.get("values") for o in d.get("options", []) if o.get("flag") == "--variant"),
-                    [])
-    need(d.get("best_variant") in [""] + list(variants or []),
-         f"best_variant {d.get('best_variant')!r} is not a --variant value")
+    values = [value for o in d.get("options", []) for value in o.get("values") or []]
+    need(d.get("best_variant") in [""] + values,
+         f"best_variant {d.get('best_variant')!r} is not a value of the chapter's options")
 
     sizes = d.get("sizes", {})
     default = sizes.get("default", {})

@@ -149,7 +149,7 @@ inline course::Chapter describe() {
   chapter.flags.options = {course::step_option(kSteps, {course::Problem::matmul},
                                                "the lesson's step, the solution first")};
   chapter.gpu = {"TF32 tensor cores, compute capability 8.0 or newer", "8.0", false};
-  course::leave_to_earlier_chapters(chapter);
+  course::leave_to_earlier_chapters(chapter, 5, 4);  // min-plus in chapter 5, convolutions in 4
   chapter.exercises.assign(std::begin(kExercises), std::end(kExercises));
   // The bug hunt: step 1 with the loader of bug_hunt.cuh.
   course::ProblemSet misread;

@@ -109,7 +109,7 @@ Options parse_options(int argc, const char* const* argv, const ChapterFlags& fla
   Options options;
   if (!flags.tap_counts.empty())
     options.taps = flags.tap_counts.front();
-  std::string launch_flag;  // the last launch choice given (--tile, ...), refused with --bug
+  std::string launch_flag;  // the last launch choice given (a chapter option), refused with --bug
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     std::string value;
@@ -266,7 +266,7 @@ std::string usage(const std::string& program, const ChapterFlags& flags) {
     out << ")\n";
   }
   for (const ChapterOption& option : flags.options) {
-    // "--tile T": the flag and the first letter of its name as the value's placeholder.
+    // "--flag F": the flag and the first letter of its word as the value's placeholder.
     std::string head = "  " + option.flag + " " + static_cast<char>(std::toupper(option.flag[2]));
     head.resize(std::max<std::size_t>(head.size() + 1, 20), ' ');
     const std::string values =

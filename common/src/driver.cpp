@@ -186,15 +186,16 @@ ProblemSet launchers_at_defaults(const Chapter& chapter, const std::string& vari
   return chapter.launchers(chosen_launch(options, chapter.flags));
 }
 
-void leave_to_earlier_chapters(Chapter& tensor_core_chapter) {
+void leave_to_earlier_chapters(Chapter& tensor_core_chapter, int minplus_chapter,
+                               int convolution_chapter) {
   std::string* reasons = tensor_core_chapter.missing_reasons;
+  const std::string convolutions = "these tiles do not help a convolution (chapter " +
+                                   std::to_string(convolution_chapter) + " runs it)";
   reasons[static_cast<int>(Problem::minplus)] =
-      "tensor cores only multiply and add; min-plus has no tensor-core instruction (chapter 5 "
-      "runs it)";
-  reasons[static_cast<int>(Problem::conv2d)] =
-      "these tiles do not help a convolution (chapter 4 runs it)";
-  reasons[static_cast<int>(Problem::conv1d)] =
-      "these tiles do not help a convolution (chapter 4 runs it)";
+      "tensor cores only multiply and add; min-plus has no tensor-core instruction (chapter " +
+      std::to_string(minplus_chapter) + " runs it)";
+  reasons[static_cast<int>(Problem::conv2d)] = convolutions;
+  reasons[static_cast<int>(Problem::conv1d)] = convolutions;
 }
 
 std::string describe_variant(Problem problem, const LaunchOptions& chosen,

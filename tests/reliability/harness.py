@@ -100,7 +100,7 @@ def read_offer(exe):
     first, problems), the compiled square mask sides (else odd sides up to mask_max), the compiled
     conv1d tap counts (else any up to max_taps; 0: no limit of the chapter's own); and, for each
     problem, the launch choices other than the defaults (`variations[problem]`): every other value
-    of each option that changes it, and each other value of --variant with each of those."""
+    of each option that changes it, and every combination of those of different options."""
     description = describe(exe)
     sizes = description["sizes"]
     found = SimpleNamespace(options=[o for o in description["options"] if o["values"]],
@@ -112,13 +112,12 @@ def read_offer(exe):
     found.taps = (taps[0], taps[len(taps) // 2], taps[-1]) if taps else ()
     found.variations = {}
     for problem in PROBLEMS:
-        options = [o for o in found.options if problem in o["problems"]]
-        variants = [o for o in options if o["flag"] == "--variant"]
-        steps = [""] + [f"--variant {value}" for o in variants for value in o["values"][1:]]
-        others = [f"{o['flag']} {value}" for o in options if o not in variants
-                  for value in o["values"][1:]]
-        found.variations[problem] = [f"{step} {other}".strip() for step in steps
-                                     for other in [""] + others][1:]
+        combinations = [""]
+        for option in (o for o in found.options if problem in o["problems"]):
+            combinations = [f"{done} {flag}".strip() for flag in
+                            [""] + [f"{option['flag']} {value}" for value in option["values"][1:]]
+                            for done in combinations]
+        found.variations[problem] = combinations[1:]
     found.product = found.variations["matmul"]
     return found
 

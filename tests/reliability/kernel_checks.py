@@ -101,9 +101,11 @@ def sanitize(args):
         if not found.mask_sides and found.mask_max >= 63:
             runs.append(f"{p} --height 70 --width 70 --mask 63")
         runs += [f"{image} --mask {side} {variant}" for variant in found.variations["conv2d"]]
-        # A kernel variant may compile its own kernels for small square masks (chapter 3).
-        runs += [f"{image} --mask {mask} {variant}" for variant in found.variations["conv2d"]
-                 if variant.startswith("--variant") and " " not in variant[10:]
+        # A choice of kernels by name (not by a width) may compile its own kernels for small
+        # square masks (chapter 3's variant).
+        runs += [f"{image} --mask {mask} {flag} {value}" for option in found.options
+                 if "conv2d" in option["problems"] and not option["values"][0].isdigit()
+                 for flag, value in ((option["flag"], v) for v in option["values"][1:])
                  for mask in (1, 3, 5, 7, 9, 11) if mask <= found.mask_max]
     elif problem == "conv1d" and found.taps:
         # Every compiled tap count is a kernel of its own; the largest also with a signal shorter

@@ -181,7 +181,7 @@ def main():
         # --dry-run lists the command lines: every launch choice, the compiled tap counts.
         expect("sanitize: every tile in every kernel variant", folder,
                "sanitize --tool=memcheck --problem=matmul --dry-run", 0,
-               "--problem matmul -m 33 -n 65 -k 17 --variant dispatch --tile 16",
+               "--problem matmul -m 33 -n 65 -k 17 --tile 16 --variant dispatch",
                FAKE_LAUNCH_CHOICES=1)
         expect("edge sizes: the middle of the compiled tap counts", folder,
                "cases --mode=edge --problem=conv1d --dry-run", 0,

@@ -22,11 +22,11 @@ enum ExitStatus : int {
   kExitError = 4,        ///< a CUDA error, a request the device cannot meet, or a refused size
 };
 
-/// One launch choice that a chapter offers on its command line (`--tile 16`, `--variant plain`),
+/// One launch choice that a chapter offers on its command line (a flag and a value from a list),
 /// declared once in the chapter's describe(): the parser takes and refuses its values from this,
 /// and `--help`, the README's table and `--describe` show it from this.
 struct ChapterOption {
-  std::string flag;                 ///< e.g. "--tile"
+  std::string flag;                 ///< the flag, "--" and a word
   std::string name;                 ///< what the value is, for tables: e.g. "tile width"
   std::vector<std::string> values;  ///< the values it takes, the default first
   std::vector<Problem> problems;    ///< the problems whose launchers it changes

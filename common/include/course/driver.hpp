@@ -5,8 +5,8 @@
 /// A chapter describes itself once: its launch.cuh ends with `inline course::Chapter describe()`
 /// in namespace chNN (after including its bug_hunt.cuh), which fills in
 ///  - its number and title (make_chapter());
-///  - Chapter::launchers: its launchers as a function of the launch choices (`--tile`, `--block`,
-///    `--mapping`, `--variant`); a launcher takes its choice as a trailing parameter, bound with
+///  - Chapter::launchers: its launchers as a function of the launch choices its options offer
+///    (ChapterFlags::options); a launcher takes its choice as a trailing parameter, bound with
 ///    with_choice(), and a chapter built in steps picks the step with chosen_step();
 ///  - Chapter::flags: the choices offered and the sizes compiled in; Chapter::exercises (its
 ///    kExercises); Chapter::missing_reasons; Chapter::bugs (at least one planted bug);
@@ -239,9 +239,11 @@ ChapterOption step_option(const StepName (&steps)[Count], std::vector<Problem> p
   return {kVariantFlag, "kernel variant", step_names(steps), std::move(problems), std::move(help)};
 }
 
-/// Chapter::missing_reasons of a chapter whose kernels run on tensor cores (chapters 6 and 7):
-/// they offer matmul only, and say which earlier chapter runs each other problem.
-void leave_to_earlier_chapters(Chapter& tensor_core_chapter);
+/// Chapter::missing_reasons of a chapter whose kernels run on tensor cores: it offers matmul only,
+/// and says that chapter @p minplus_chapter runs minplus and @p convolution_chapter the
+/// convolutions.
+void leave_to_earlier_chapters(Chapter& tensor_core_chapter, int minplus_chapter,
+                               int convolution_chapter);
 
 /// The launch choices a report shows for @p problem in a chapter with @p flags, e.g. "tile=32"
 /// or "tile=32 variant=dispatch".
