@@ -1,7 +1,7 @@
 # Reliability tests of every chapter executable, added by course_add_chapter through
 # course_add_reliability_tests(<target> <student|solution>). tests/reliability/reliability.py
 # runs the checks and lists an executable's tests each time CTest runs (`reliability.py tests`), so
-# that planted bugs (`<target> --list-bugs`) and rows of large_cases.txt need no reconfiguring:
+# that planted bugs (`<target> --describe`) and rows of large_cases.txt need no reconfiguring:
 #   <target>.bad_input, .no_device      every executable; labels cpu, reliability
 #   <target>.sanitize.<tool>.<problem>, .edge_sizes.<problem>, .refuse_oversize, .grid_limits,
 #   .index_boundary, .bughunt.<bug>, .large.<case>     solutions only; labels gpu, solutions,

@@ -4,10 +4,10 @@
 One panel per problem. Each size is a line through the chapters that carry the problem; a
 chapter's variant (chapter 3's dispatch) is a hollow diamond just right of its chapter, in the
 colour of its size; cuBLAS (matmul) is a dashed line in the colour of its size; the hardware
-ceiling (the FP32 or min-plus peak, or the memory-bandwidth bound where it is lower) is a solid
-black line. Only runs that passed their check are drawn. Each panel's legend stands under its
-chapters, off the lines; the numbers at the lines' ends and on the ceilings sit on a white ground,
-so the lines they cross do not cover them.
+ceiling (the FP32, TF32 tensor or min-plus peak, or the memory-bandwidth bound where it is lower)
+is a solid black line, labelled as the ladder wrote it. Only runs that passed their check are drawn.
+Each panel's legend stands under its chapters, off the lines; the numbers at the lines' ends and on
+the ceilings sit on a white ground, so the lines they cross do not cover them.
 
     scripts/plot_ladder.py results/ladder.csv results/ladder    # writes ladder.png and ladder.svg
 
@@ -23,8 +23,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 # The one reader of the ladder's CSV, with the table's rate format and labels.
-from results_table import (CUBLAS, CUBLAS_TF32, TableError, format_rate,  # noqa: E402
-                           is_result, ordered_unique, problems_of, read_rows, variant_of)
+from results_table import (CUBLAS, CUBLAS_TF32, TableError, is_result,  # noqa: E402
+                           ordered_unique, problems_of, read_rows, variant_of)
 
 CHAPTER_TITLES = {
     1: "1\nglobal\nmemory", 2: "2\nstatic\nshared tile", 3: "3\ndynamic\nshared buffer",
@@ -73,8 +73,8 @@ def draw_panel(axes, problem, rows, colormap):
         at_size = [r for r in passed if r["sizes"] == size]
         # A chapter that carries the problem but has no result here (FAIL, ERROR) leaves a gap,
         # so the line never suggests a result that was not measured.
-        rates = {int(r["chapter"]): float(r["rate"])
-                 for r in at_size if r["chapter"] and not variant_of(r)}
+        main_rows = {int(r["chapter"]): r for r in at_size if r["chapter"] and not variant_of(r)}
+        rates = {chapter: float(r["rate"]) for chapter, r in main_rows.items()}
         for row in filter(variant_of, at_size):
             rate = float(row["rate"])
             # Just right of its chapter's point, so that both show.
@@ -89,7 +89,7 @@ def draw_panel(axes, problem, rows, colormap):
                                  color=colours[size], label=f"size {size}")
             last = max(rates)
             end_labels.setdefault(last, []).append(
-                (rates[last], format_rate(rates[last]), colours[size]))
+                (rates[last], main_rows[last]["rate_text"], colours[size]))
             highest = max(highest, max(rates.values()))
             lowest = min([lowest] + [rate for rate in rates.values() if rate > 0])
         for row in at_size:
@@ -112,16 +112,15 @@ def draw_panel(axes, problem, rows, colormap):
     ceilings = {}
     for row in group:
         if row["ceiling_rate"]:
-            key = (row["ceiling_name"], round(float(row["ceiling_rate"]), 6))
+            key = (row["ceiling_name"], float(row["ceiling_rate"]), row["ceiling_text"])
             ceilings.setdefault(key, []).append(row["sizes"])
-    for (name, rate), at_sizes in ceilings.items():
+    for (name, rate, text), at_sizes in ceilings.items():
         at_sizes = ordered_unique(at_sizes)
-        label = f"{name} {format_rate(rate)}"
-        if len(ceilings) > 1:
-            label += f" ({', '.join(at_sizes)})"
+        everywhere = len(at_sizes) == len(sizes)
+        label = text if everywhere else f"{text}, {', '.join(at_sizes)}"
         style = ":" if name == "memory bound" else "-"
-        # One ceiling for all sizes is black; several take the colour of their size.
-        colour = "black" if len(ceilings) == 1 else colours[at_sizes[0]]
+        # A ceiling of every size is black; one of some sizes takes the colour of the first.
+        colour = "black" if everywhere else colours[at_sizes[0]]
         axes.axhline(rate, color=colour, linestyle=style, linewidth=1.6)
         axes.annotate(label, (0.99, rate), xycoords=("axes fraction", "data"),
                       textcoords="offset points", xytext=(0, 3), fontsize=8, ha="right",
@@ -189,8 +188,9 @@ def plot(rows, stem):
                 "Median of the timed runs; runs that failed their check are left out. Each size "
                 "has its colour: its line, its cuBLAS lines and its chapter 3 dispatch. "
                 "cuBLAS SGEMM: pedantic FP32 (TF32 off); cuBLAS TF32: TF32 tensor cores allowed. "
-                "A panel whose rates span more than 30x has a logarithmic axis. Ceiling: FP32 "
-                "peak (min-plus step peak for minplus), or the memory-bandwidth bound where lower.",
+                "A panel whose rates span more than 30x has a logarithmic axis. Ceilings: FP32 "
+                "peak (min-plus step peak for minplus; TF32 tensor peak for the tensor-core "
+                "runs), or the memory-bandwidth bound where lower.",
                 ha="center", va="bottom", fontsize=8, wrap=True)
     figure.tight_layout(rect=(0, 0.03, 1, 0.97))
     return save(figure, stem, 130)

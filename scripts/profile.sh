@@ -16,7 +16,8 @@
 #        scripts/profile.sh [options] --all
 #   CHAPTER             the chapter's number (4 or ch04); your kernels unless --solution
 #   executable arguments  as the chapter's executable takes them: --problem P (default: every
-#                       problem the chapter has), sizes, --variant, --tile ...
+#                       problem the chapter has), sizes and the chapter's own options
+#                       (its --help lists them)
 #   --solution          profile the solution's kernels instead of yours
 #   --all               every chapter's solution, every problem, at the ladder's sizes
 #   --build-dir DIR     the build folder (default: build)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What the profiler says: scripts/profile.sh runs this (its header documents the options, the
 files and the exit status). Each problem runs once under Nsight Compute (`--problem P --warmup 0
---reps 1 --no-compare --no-check --csv`, then the user's arguments) with the metrics of METRICS;
+--reps 1 --no-compare --no-check --json`, then the user's arguments) with the metrics of METRICS;
 the chapter's main kernel is the one that took longest (a pre-pass that pads or transposes takes
 far less), and its last launch is reported. ncu flushes the caches before each counter pass and
 leaves the clocks as the GPU sets them (`--clock-control none`), so the time is close to what the
@@ -21,7 +21,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import course_chapters  # noqa: E402
+import course_description  # noqa: E402
 import profile_table  # noqa: E402
 from profile_table import as_float  # noqa: E402
 import readme_block  # noqa: E402
@@ -239,21 +239,19 @@ def check_ncu_errors(text):
 
 
 def offered_problems(executable):
-    """The problems the chapter's executable offers, read from its --supports-table row."""
-    result = subprocess.run([executable, "--supports-table"], capture_output=True, text=True)
-    rows = [line for line in result.stdout.splitlines() if re.match(r"\|\s*\d+\s*\|", line)]
-    if result.returncode != 0 or not rows:
-        raise ProfileError(f"{executable} --supports-table printed no row: rebuild the course",
-                           EXIT_FAILED)
-    column = rows[0].split("|")[2]
-    return [p for p in PROBLEMS if re.search(rf"\b{p}\b", column)]
+    """The problems the chapter's executable offers, from its description."""
+    try:
+        return [p["name"] for p in course_description.describe(executable)["problems"]
+                if p["offered"]]
+    except course_description.DescriptionError as error:
+        raise ProfileError(f"{error}: rebuild the course", EXIT_FAILED) from error
 
 
 def profile_problem(ncu, metrics, chapter, edition, executable, problem, extra, log):
     """Profiles one problem; returns its row of profile.csv."""
     command = [ncu, "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none",
                "--metrics", ",".join(metrics), executable, "--problem", problem, "--warmup", "0",
-               "--reps", "1", "--no-compare", "--no-check", "--csv"] + extra
+               "--reps", "1", "--no-compare", "--no-check", "--json"] + extra
     log.write("$ " + " ".join(command) + "\n")
     result = subprocess.run(command, capture_output=True, text=True)
     log.write(result.stdout + result.stderr)
@@ -329,8 +327,8 @@ def parse_arguments(argv):
 
 def select_chapters(args):
     try:
-        chapters = course_chapters.read_chapters(args.build_dir)
-    except course_chapters.ManifestError as error:
+        chapters = course_description.read_manifest(args.build_dir)
+    except course_description.DescriptionError as error:
         raise ProfileError(f"{error} (cmake --preset default && cmake --build build)",
                            EXIT_NOT_BUILT) from error
     if args.all:
@@ -339,10 +337,10 @@ def select_chapters(args):
     if not match:
         raise ProfileError(f"{args.chapter!r} is not a chapter: give its number, e.g. 4",
                            EXIT_USAGE)
-    wanted = [c for c in chapters if c.number == int(match.group(1))]
+    wanted = [c for c in chapters if c["number"] == int(match.group(1))]
     if not wanted:
         raise ProfileError(f"no chapter {match.group(1)} in {args.build_dir} (chapters: "
-                           f"{', '.join(str(c.number) for c in chapters)})", EXIT_USAGE)
+                           f"{', '.join(str(c['number']) for c in chapters)})", EXIT_USAGE)
     return wanted
 
 
@@ -407,14 +405,14 @@ def profile(args, log_folder):
     rows = []
     with open(os.path.join(log_folder, "profile.log"), "w", encoding="utf-8") as log:
         for chapter in select_chapters(args):
-            executable = chapter.solution if solution else chapter.student
+            executable = chapter["solution" if solution else "student"]
             if not os.path.isfile(executable):
                 raise ProfileError(f"{executable} is not built: cmake --build {args.build_dir}",
                                    EXIT_NOT_BUILT)
             # Without size flags the executables run the ladder's benchmark sizes (their defaults).
             for problem in chosen or offered_problems(executable):
-                print(f"==> profiling chapter {chapter.number} {problem}", file=sys.stderr)
-                rows.append(profile_problem(ncu, metrics, chapter.number,
+                print(f"==> profiling chapter {chapter['number']} {problem}", file=sys.stderr)
+                rows.append(profile_problem(ncu, metrics, chapter["number"],
                                             "solution" if solution else "student", executable,
                                             problem, extra, log))
     return rows

@@ -5,18 +5,21 @@ files (the runs, the goals met or missed) through this module, and the Markdown 
 text are two layouts of the same cells, so no two places can show different figures for the same
 measurements.
 
-Only runs that passed their check are results: a run marked FAIL or ERROR shows its status instead
-of a rate, is listed below the table, and is never the reference of a speedup or of a share of
-cuBLAS, whatever numbers its CSV line holds. A chapter's variant ("ch03 dispatch") has a column of
-its own, next to its chapter's; it is that chapter at its best, so the next chapter's speedup is
-over it. Standard library only.
+Every figure comes from the ladder (scripts/ladder/results.cpp), which computes the ratios and
+formats the rates once: its CSV holds each row's table cell (`cell`: the rate and the speedup over
+the previous chapter, or the status of a run that is not a result), its share of cuBLAS or of the
+ceiling (`share`), its ceiling (`ceiling_text`) and which row is the best chapter (`best_percent`
+100); the goals CSV holds each goal's `measured_text`. This module only lays them out. Only runs
+that passed their check are results: a run marked FAIL or ERROR shows its status instead of a rate
+and is listed below the table. A chapter's variant ("ch03 dispatch") has a column of its own, next
+to its chapter's. Standard library only.
 """
 
 import csv
 
 REQUIRED_COLUMNS = ("device date problem sizes chapter implementation status runs rate rate_unit "
-                    "speedup cublas_percent cublas_reference ceiling_rate ceiling_name "
-                    "ceiling_percent message").split()
+                    "best_percent ceiling_rate ceiling_name message rate_text cell share "
+                    "ceiling_text").split()
 PROBLEM_ORDER = ("matmul", "minplus", "conv2d", "conv1d")
 CUBLAS = "cuBLAS"
 CUBLAS_TF32 = "cuBLAS TF32"
@@ -25,13 +28,6 @@ PASS = "PASS"
 
 class TableError(Exception):
     """A problem with the inputs that the user must fix; the message says which."""
-
-
-def format_rate(value):
-    """Three significant digits without an exponent, as the ladder prints rates as it runs."""
-    magnitude = abs(value)
-    decimals = 0 if magnitude >= 100 else 1 if magnitude >= 10 else 2 if magnitude >= 1 else 3
-    return f"{value:.{decimals}f}"
 
 
 def number(text):
@@ -60,7 +56,7 @@ def read_rows(path):
 def read_goals(path):
     """The goals CSV's rows (goal, target, measured, unit, verdict)."""
     columns, rows = _read(path)
-    if "verdict" not in columns:
+    if "verdict" not in columns or "measured_text" not in columns:
         raise TableError(f"{path}: not a ladder goals CSV")
     return rows
 
@@ -89,51 +85,25 @@ def is_result(row):
     return row is not None and row["status"] == PASS and number(row["rate"]) is not None
 
 
-def previous_chapter_row(group, row):
-    """The row of the nearest lower chapter in @p group (the same workload) at its best: its
-    variant's row where it has one, its main row otherwise; or None."""
-    earlier = [r for r in group if 0 < chapter_number(r) < chapter_number(row)]
-    return max(earlier, key=lambda r: (chapter_number(r), variant_of(r) != ""), default=None)
-
-
 def render_cell(group, label):
     """The cell of column @p label among the rows of one workload, @p group."""
     row = next((r for r in group if column_label(r) == label), None)
-    if row is None:
-        return "-"
-    if not is_result(row):
-        return row["status"] if row["status"] != PASS else "no rate"
-    cell = format_rate(float(row["rate"]))
-    speedup = number(row["speedup"])
-    # A speedup means something only over a previous chapter that was itself a result.
-    if speedup is not None and is_result(previous_chapter_row(group, row)):
-        cell += f" ({speedup:.2f}x)"
-    return cell
+    return "-" if row is None else row["cell"] or "no rate"
 
 
 def best_chapter_text(group):
-    passed = [r for r in group if is_result(r) and chapter_number(r) > 0]
-    if not passed:
+    """The best chapter (best_percent 100) and its share of cuBLAS or of its ceiling."""
+    best = next((r for r in group if is_result(r) and chapter_number(r) > 0
+                 and number(r["best_percent"]) == 100), None)
+    if best is None:
         return "-"
-    best = max(passed, key=lambda r: float(r["rate"]))
-    label = column_label(best)
-    cublas = number(best["cublas_percent"])
-    # The baseline of the same arithmetic (cuBLAS TF32 for the tensor-core chapters).
-    reference = best["cublas_reference"]
-    if cublas is not None and any(is_result(r) and r["implementation"] == reference for r in group):
-        return f"{label}: {cublas:.0f}% of {reference}"
-    ceiling = number(best["ceiling_percent"])
-    if ceiling is not None:
-        return f"{label}: {ceiling:.0f}% of {best['ceiling_name']}"
-    return label
+    return column_label(best) + (f": {best['share']}" if best["share"] else "")
 
 
 def ceiling_text(group):
-    ceiling = next((r for r in group if r["ceiling_rate"]), None)
-    if ceiling is None:
-        return "-"
-    return (f"{format_rate(float(ceiling['ceiling_rate']))} {ceiling['rate_unit']} "
-            f"({ceiling['ceiling_name']})")
+    """Every ceiling of the workload's rows (the FP32 peak, and the TF32 tensor peak of the
+    tensor-core rows), in the order of the rows."""
+    return "; ".join(ordered_unique(r["ceiling_text"] for r in group if r["ceiling_text"])) or "-"
 
 
 def ordered_unique(values):
@@ -175,10 +145,7 @@ def runs_of(rows):
 
 def goal_value(goal):
     """What a goal measured, as its unit reads ("1.66x", "84.0%"), or "" when not measured."""
-    measured = number(goal["measured"])
-    if measured is None:
-        return ""
-    return f"{measured:.2f}x" if goal["unit"] == "x" else f"{measured:.1f}%"
+    return goal["measured_text"]
 
 
 def render_table(rows, goals=None, image=None):
@@ -192,8 +159,9 @@ def render_table(rows, goals=None, image=None):
         "chapter. cuBLAS SGEMM runs in pedantic FP32 (`CUBLAS_PEDANTIC_MATH`: TF32 off)"
         + (", cuBLAS TF32 with `CUBLAS_TF32_TENSOR_OP_MATH` (the baseline of the tensor-core "
            "chapters)" if CUBLAS_TF32 in columns else "")
-        + ". The ceiling is the FP32 peak (for minplus the min-plus step peak) or, where it is "
-        "lower, the memory-bandwidth bound.",
+        + ". The ceiling is the FP32 peak (for minplus the min-plus step peak; for the TF32 "
+        "tensor-core runs the TF32 tensor peak) or, where it is lower, the memory-bandwidth "
+        "bound.",
         "",
     ]
     header = ["problem", "size"] + columns + ["ceiling", "best chapter"]

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include "bug_hunt.cuh"
 #include "course/cuda_check.hpp"
@@ -238,21 +239,30 @@ inline void conv2d(const float* img, int h, int w, const float* mask, int mk, in
 /// of bug_hunt.cuh.
 inline course::Chapter describe() {
   course::Chapter chapter = course::make_chapter(3, "the dynamic shared buffer");
+  using course::Problem;
   // conv1d has one kernel for both variants.
-  chapter.flags.variants = {"plain", "dispatch"};
+  chapter.flags.options = {
+      course::number_option("--tile", "tile width", {std::begin(kTiles), std::end(kTiles)},
+                            {Problem::matmul, Problem::minplus}, "product tile width"),
+      course::number_option("--block", "block width", {std::begin(kBlocks), std::end(kBlocks)},
+                            {Problem::conv2d}, "conv2d block width"),
+      {"--variant",
+       "kernel variant",
+       {"plain", "dispatch"},
+       {Problem::matmul, Problem::minplus, Problem::conv2d},
+       "run-time sizes (plain) or compiled kernels where there are some"}};
   chapter.best_variant = "dispatch";
   chapter.launchers = [](const course::LaunchOptions& chosen) {
-    if (chosen.variant == "dispatch") {
-      return course::ProblemSet{course::with_choice(dispatch::matmul, chosen.tile),
-                                course::with_choice(dispatch::minplus, chosen.tile),
-                                course::with_choice(dispatch::conv2d, chosen.block), conv1d};
+    const int tile = chosen.number("--tile");
+    const int block = chosen.number("--block");
+    if (chosen.text("--variant") == "dispatch") {
+      return course::ProblemSet{course::with_choice(dispatch::matmul, tile),
+                                course::with_choice(dispatch::minplus, tile),
+                                course::with_choice(dispatch::conv2d, block), conv1d};
     }
-    return course::ProblemSet{course::with_choice(matmul, chosen.tile),
-                              course::with_choice(minplus, chosen.tile),
-                              course::with_choice(conv2d, chosen.block), conv1d};
+    return course::ProblemSet{course::with_choice(matmul, tile), course::with_choice(minplus, tile),
+                              course::with_choice(conv2d, block), conv1d};
   };
-  chapter.flags.tiles.assign(std::begin(kTiles), std::end(kTiles));
-  chapter.flags.blocks.assign(std::begin(kBlocks), std::end(kBlocks));
   chapter.flags.max_taps = kMaxTaps;
   chapter.flags.signal_demo = true;
   chapter.exercises.assign(std::begin(kExercises), std::end(kExercises));
@@ -260,6 +270,41 @@ inline course::Chapter describe() {
   const course::Conv1dLauncher defective_conv1d = [](const float* a, int n, const float* b, int m,
                                                      float* y, cudaStream_t stream) {
     launch_conv1d(bug::conv1d_kernel, a, n, b, m, y, stream);
+  };
+  // The chapter's instruments on the student's kernels: bounds, barriers and carving, rate.
+  const std::vector<std::string> all = {"matmul", "minplus", "conv2d", "conv1d"};
+  const std::string every = "--problem matmul,minplus,conv2d,conv1d";
+  const std::string awkward = " -m 67 -n 45 -k 33 --height 37 --width 29 --mask 5x3 --taps 37";
+  const std::string carving =
+      "two arrays of the buffer overlap, or a barrier is missing: the carving of exercises 3.1, "
+      "3.3 and 3.4 and the size of 3.2 (scripts/hint.sh 3.1)";
+  chapter.checks = {
+      course::sanitizer_check("memcheck", all, every + awkward,
+                              "a read or write outside an array or past the buffer: the sizes "
+                              "and offsets of exercises 3.1 to 3.4 (scripts/hint.sh 3.2)"),
+      course::sanitizer_check("memcheck", {"matmul", "minplus", "conv2d"},
+                              "--problem matmul,minplus,conv2d --tile 8 --block 8" + awkward,
+                              "8-wide tiles or blocks go past the buffer: the offsets must follow "
+                              "the run-time width (scripts/hint.sh 3.1)",
+                              "memcheck-width8"),
+      course::sanitizer_check("memcheck", {"conv2d"},
+                              "--problem conv2d --height 70 --width 70 --mask 63",
+                              "the largest mask goes past the buffer: the halo of exercise 3.3 "
+                              "(scripts/hint.sh 3.3)",
+                              "memcheck-mask63"),
+      course::sanitizer_check("racecheck", all, every + awkward, carving),
+      course::sanitizer_check("synccheck", all, every + awkward, carving),
+      course::rate_check(all, every + " --variant dispatch",
+                         "slower than the solution: the lesson's section on what the run-time "
+                         "sizes cost"),
+  };
+  chapter.predictions = {
+      {"3.1",
+       {course::words("--problem matmul --tile 32"), course::words("--problem matmul --tile 8"),
+        course::words("--problem conv1d --taps 4096")},
+       {"kernel"},
+       {},
+       ""},
   };
   chapter.bugs = {{"conv1d-buffer",
                    "racecheck",

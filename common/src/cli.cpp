@@ -3,11 +3,15 @@
 #include "course/parse.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <sstream>
 
 namespace course {
 namespace {
+
+// The widest line of the usage text.
+constexpr std::size_t kUsageWidth = 100;
 
 std::string quoted(const std::string& value) {
   return "\"" + value + "\"";
@@ -18,11 +22,9 @@ int parse_size(const std::string& flag, const std::string& text) {
   return static_cast<int>(parse_whole_number(flag, text, 1, INT_MAX));
 }
 
-void require_offered(const std::string& flag, const std::string& text, int value,
-                     const std::vector<int>& offered) {
-  if (std::find(offered.begin(), offered.end(), value) == offered.end()) {
-    refuse_value(flag, text, "this chapter offers " + join(offered, ", "));
-  }
+// "; <where other sizes run>" for a refusal, or "".
+std::string elsewhere(const ChapterFlags& flags) {
+  return flags.other_sizes.empty() ? "" : "; " + flags.other_sizes;
 }
 
 void parse_mask(const std::string& flag, const std::string& text, const ChapterFlags& flags,
@@ -35,7 +37,7 @@ void parse_mask(const std::string& flag, const std::string& text, const ChapterF
     if (!offered) {
       refuse_value(flag, text,
                    "this chapter has compiled masks " + join(flags.mask_sides, "x.., ") +
-                       "x.. (square) only; chapter 3 takes any odd size at run time");
+                       "x.. (square) only" + elsewhere(flags));
     }
   }
   options.mask_rows = sides.rows;
@@ -64,11 +66,50 @@ std::string join(const std::vector<std::string>& values, const char* separator) 
   return join_values(values, separator);
 }
 
+ChapterOption number_option(std::string flag, std::string name, const std::vector<int>& values,
+                            std::vector<Problem> problems, std::string help) {
+  std::vector<std::string> texts;
+  for (int value : values)
+    texts.push_back(std::to_string(value));
+  return {std::move(flag), std::move(name), std::move(texts), std::move(problems), std::move(help)};
+}
+
+const ChapterOption* ChapterFlags::option(const std::string& flag) const {
+  for (const ChapterOption& offered : options) {
+    if (offered.flag == flag)
+      return &offered;
+  }
+  return nullptr;
+}
+
+std::string LaunchOptions::text(const std::string& flag) const {
+  for (const auto& [name, value] : chosen) {
+    if (name == flag)
+      return value;
+  }
+  return "";
+}
+
+int LaunchOptions::number(const std::string& flag) const {
+  const std::string value = text(flag);
+  return value.empty() ? 0 : std::stoi(value);
+}
+
+void LaunchOptions::set(const std::string& flag, const std::string& value) {
+  for (auto& [name, old] : chosen) {
+    if (name == flag) {
+      old = value;
+      return;
+    }
+  }
+  chosen.emplace_back(flag, value);
+}
+
 Options parse_options(int argc, const char* const* argv, const ChapterFlags& flags) {
   Options options;
   if (!flags.tap_counts.empty())
     options.taps = flags.tap_counts.front();
-  std::string launch_flag;  // the last launch choice given (--tile, ...), refused with --bug
+  std::string launch_flag;  // the last launch choice given (a chapter option), refused with --bug
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     std::string value;
@@ -119,38 +160,18 @@ Options parse_options(int argc, const char* const* argv, const ChapterFlags& fla
             flags.tap_counts.end()) {
           refuse_value(flag, text,
                        "this chapter has compiled tap counts " + join(flags.tap_counts, ", ") +
-                           " only; chapter 3 takes any tap count at run time");
+                           " only" + elsewhere(flags));
         }
       } else if (flags.max_taps > 0 && options.taps > flags.max_taps) {
         refuse_value(flag, text,
                      "this chapter takes at most " + std::to_string(flags.max_taps) + " taps");
       }
-    } else if (flag == "--tile" && !flags.tiles.empty()) {
+    } else if (const ChapterOption* option = flags.option(flag)) {
       launch_flag = flag;
       const std::string text = take_value();
-      options.launch.tile = parse_size(flag, text);
-      require_offered(flag, text, options.launch.tile, flags.tiles);
-    } else if (flag == "--block" && !flags.blocks.empty()) {
-      launch_flag = flag;
-      const std::string text = take_value();
-      options.launch.block = parse_size(flag, text);
-      require_offered(flag, text, options.launch.block, flags.blocks);
-    } else if (flag == "--mapping" && flags.mapping) {
-      launch_flag = flag;
-      const std::string text = take_value();
-      if (text == "coalesced") {
-        options.launch.mapping = ThreadMapping::coalesced;
-      } else if (text == "transposed") {
-        options.launch.mapping = ThreadMapping::transposed;
-      } else {
-        refuse_value(flag, text, "expected coalesced or transposed");
-      }
-    } else if (flag == "--variant" && !flags.variants.empty()) {
-      launch_flag = flag;
-      const std::string text = take_value();
-      if (std::find(flags.variants.begin(), flags.variants.end(), text) == flags.variants.end())
-        refuse_value(flag, text, "this chapter offers " + join(flags.variants, ", "));
-      options.launch.variant = text;
+      if (std::find(option->values.begin(), option->values.end(), text) == option->values.end())
+        refuse_value(flag, text, "this chapter offers " + join(option->values, ", "));
+      options.launch.set(flag, text);
     } else if (flag == "--signal-csv" && flags.signal_demo) {
       options.signal_csv = take_value();
       if (options.signal_csv.empty())
@@ -182,12 +203,15 @@ Options parse_options(int argc, const char* const* argv, const ChapterFlags& fla
     } else if (flag == "--csv") {
       no_value();
       options.csv = true;
+    } else if (flag == "--json") {
+      no_value();
+      options.json = true;
+    } else if (flag == "--describe") {
+      no_value();
+      options.describe = true;
     } else if (flag == "--exercises") {
       no_value();
       options.list_exercises = true;
-    } else if (flag == "--supports-table") {
-      no_value();
-      options.supports_table = true;
     } else {
       throw UsageError("unknown flag " + quoted(argv[i]) + " for this chapter");
     }
@@ -196,6 +220,8 @@ Options parse_options(int argc, const char* const* argv, const ChapterFlags& fla
     throw UsageError("--bug: a planted bug runs its own launch, so " + launch_flag +
                      " cannot go with it");
   }
+  if (options.csv && options.json)
+    throw UsageError("--csv and --json: choose one format");
   if (!options.bug.empty() && !options.signal_csv.empty()) {
     throw UsageError("--bug: the signal demo runs the chapter's own conv1d, so --signal-csv " +
                      quoted(options.signal_csv) + " cannot go with it");
@@ -239,19 +265,15 @@ std::string usage(const std::string& program, const ChapterFlags& flags) {
       out << ", at most " << flags.max_taps;
     out << ")\n";
   }
-  if (!flags.tiles.empty()) {
-    out << "  --tile T          product tile width: " << join(flags.tiles, ", ") << "\n";
-  }
-  if (!flags.blocks.empty()) {
-    out << "  --block B         conv2d block width: " << join(flags.blocks, ", ") << "\n";
-  }
-  if (flags.mapping) {
-    out << "  --mapping M       coalesced (default: consecutive threads, consecutive columns)\n"
-        << "                    or transposed (consecutive threads, consecutive rows)\n";
-  }
-  if (!flags.variants.empty()) {
-    out << "  --variant V       kernel variant: " << join(flags.variants, ", ")
-        << " (the first is the default)\n";
+  for (const ChapterOption& option : flags.options) {
+    // "--flag F": the flag and the first letter of its word as the value's placeholder.
+    std::string head = "  " + option.flag + " " + static_cast<char>(std::toupper(option.flag[2]));
+    head.resize(std::max<std::size_t>(head.size() + 1, 20), ' ');
+    const std::string values =
+        join(option.values, ", ") + (option.values.size() > 1 ? " (the first is the default)" : "");
+    // One line where it fits, else the values on a line of their own.
+    const bool fits = head.size() + option.help.size() + 2 + values.size() <= kUsageWidth;
+    out << head << option.help << (fits ? ": " : ":\n" + std::string(20, ' ')) << values << "\n";
   }
   if (flags.signal_demo) {
     out << "  --signal-csv FILE conv1d demo: filter two tones (50 Hz + 7 kHz at 16 kHz) with a\n"
@@ -263,6 +285,8 @@ std::string usage(const std::string& program, const ChapterFlags& flags) {
       << "  --no-check        skip the comparison with the CPU reference\n"
       << "  --no-compare      skip timing the previous chapter's solution (no speedup)\n"
       << "  --csv             one CSV line per run instead of the report\n"
+      << "  --json            one JSON object per run instead of the report\n"
+      << "  --describe        print this chapter's description as JSON and exit\n"
       << "  --exercises       list this chapter's exercises (id, problem, task) and exit\n";
   if (flags.bugs.empty()) {
     out << "  --bug NAME        run a planted bug in place of the kernels (this chapter has "
@@ -272,7 +296,6 @@ std::string usage(const std::string& program, const ChapterFlags& flags) {
         << join(flags.bugs, ", ") << "\n";
   }
   out << "  --list-bugs       list the planted bugs (name, the tool that catches it, summary)\n"
-      << "  --supports-table  print what this chapter takes (below) as a Markdown table\n"
       << "  -h, --help        this text\n";
   return out.str();
 }

@@ -4,6 +4,7 @@
 #include "course/describe.hpp"
 #include "course/signal_demo.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <new>
 #include <sstream>
@@ -101,63 +102,127 @@ std::string exercise_hint(const Chapter& chapter, Problem problem) {
          exercises.str() + " in " + chapter.kernels_file + "; levelled hints: " + commands.str();
 }
 
+std::vector<std::string> words(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string word; in >> word;)
+    out.push_back(word);
+  return out;
+}
+
+namespace {
+
+// One checked and one timed run, and no time spent on the previous chapter's kernels.
+constexpr const char* kQuickRun = " --warmup 0 --reps 1 --no-compare";
+// Enough runs for a median worth comparing.
+constexpr const char* kTimedRun = " --warmup 2 --reps 10 --no-compare";
+
+}  // namespace
+
+Check sanitizer_check(const std::string& tool, std::vector<std::string> problems,
+                      const std::string& args, const std::string& hint, std::string id) {
+  Check check;
+  check.id = id.empty() ? tool : std::move(id);
+  check.tool = tool;
+  check.problems = std::move(problems);
+  check.args = words(args + kQuickRun);
+  check.hint = hint;
+  return check;
+}
+
+Check spills_check(std::vector<std::string> problems, const std::string& args,
+                   const std::string& kernel, const std::string& hint) {
+  Check check = sanitizer_check("spills", std::move(problems), args, hint, "no-spills");
+  check.kernel = kernel;
+  return check;
+}
+
+Check sass_check(const std::string& instruction, const std::string& kernel,
+                 std::vector<std::string> problems, const std::string& hint) {
+  Check check;
+  check.id = "sass-" + instruction;
+  check.tool = "sass";
+  check.problems = std::move(problems);
+  check.hint = hint;
+  check.instruction = instruction;
+  check.kernel = kernel;
+  return check;
+}
+
+Check ncu_check(const std::string& id, const std::string& metric, double max_ratio,
+                std::vector<std::string> problems, const std::string& args,
+                const std::string& hint) {
+  Check check = sanitizer_check("ncu", std::move(problems), args, hint, id);
+  check.metric = metric;
+  check.max_ratio = max_ratio;
+  return check;
+}
+
+Check rate_check(std::vector<std::string> problems, const std::string& args,
+                 const std::string& hint) {
+  Check check;
+  check.id = "rate";
+  check.tool = "rate";
+  check.problems = std::move(problems);
+  check.args = words(args + kTimedRun);
+  check.hint = hint;
+  check.grades = kRateGrades;
+  return check;
+}
+
 LaunchOptions chosen_launch(const Options& options, const ChapterFlags& flags) {
-  LaunchOptions chosen = options.launch;
-  if (chosen.tile == 0 && !flags.tiles.empty())
-    chosen.tile = flags.tiles.front();
-  if (chosen.block == 0 && !flags.blocks.empty())
-    chosen.block = flags.blocks.front();
-  if (chosen.variant.empty() && !flags.variants.empty())
-    chosen.variant = flags.variants.front();
+  LaunchOptions chosen;
+  for (const ChapterOption& option : flags.options) {
+    const std::string given = options.launch.text(option.flag);
+    chosen.set(option.flag, given.empty() ? option.values.front() : given);
+  }
   return chosen;
 }
 
 ProblemSet launchers_at_defaults(const Chapter& chapter, const std::string& variant) {
   Options options;
-  options.launch.variant = variant;
+  if (!variant.empty())
+    options.launch.set(kVariantFlag, variant);
   return chapter.launchers(chosen_launch(options, chapter.flags));
 }
 
-void leave_to_earlier_chapters(Chapter& tensor_core_chapter) {
+void leave_to_earlier_chapters(Chapter& tensor_core_chapter, int minplus_chapter,
+                               int convolution_chapter) {
   std::string* reasons = tensor_core_chapter.missing_reasons;
+  const std::string convolutions = "these tiles do not help a convolution (chapter " +
+                                   std::to_string(convolution_chapter) + " runs it)";
   reasons[static_cast<int>(Problem::minplus)] =
-      "tensor cores only multiply and add; min-plus has no tensor-core instruction (chapter 5 "
-      "runs it)";
-  reasons[static_cast<int>(Problem::conv2d)] =
-      "these tiles do not help a convolution (chapter 4 runs it)";
-  reasons[static_cast<int>(Problem::conv1d)] =
-      "these tiles do not help a convolution (chapter 4 runs it)";
+      "tensor cores only multiply and add; min-plus has no tensor-core instruction (chapter " +
+      std::to_string(minplus_chapter) + " runs it)";
+  reasons[static_cast<int>(Problem::conv2d)] = convolutions;
+  reasons[static_cast<int>(Problem::conv1d)] = convolutions;
 }
 
 std::string describe_variant(Problem problem, const LaunchOptions& chosen,
                              const ChapterFlags& flags) {
-  std::ostringstream out;
-  const bool product = problem == Problem::matmul || problem == Problem::minplus;
-  if (product && flags.mapping)
-    out << "mapping=" << (chosen.mapping == ThreadMapping::coalesced ? "coalesced" : "transposed");
-  if (product && !flags.tiles.empty())
-    out << "tile=" << chosen.tile;
-  if (problem == Problem::conv2d && !flags.blocks.empty())
-    out << "block=" << chosen.block;
-  if (!flags.variants.empty())
-    out << (out.tellp() > 0 ? " " : "") << "variant=" << chosen.variant;
-  return out.str();
+  std::string text;
+  for (const ChapterOption& option : flags.options) {
+    if (std::find(option.problems.begin(), option.problems.end(), problem) == option.problems.end())
+      continue;
+    // "tile=32": the flag without its dashes, and the value.
+    text += (text.empty() ? "" : " ") + option.flag.substr(2) + "=" + chosen.text(option.flag);
+  }
+  return text;
 }
 
 namespace {
 
-// What --help, --supports-table, --exercises and --list-bugs print, in that order.
+// What --describe, --help, --exercises and --list-bugs print, in that order.
 void print_offer(const Chapter& chapter, const Options& options, const ChapterFlags& flags,
                  const ProblemSet& launchers, const std::string& program) {
-  // What the chapter takes, described from the lists the parser and the checks refuse with.
-  const ChapterSupport support = describe_support(chapter.number, launchers, chapter.flags);
+  if (options.describe)
+    std::cout << describe_json(chapter, launchers) << "\n";
   if (options.help) {
     const std::string bugs = bug_help(chapter.bugs);
     std::cout << usage(program, flags) << "\n"
-              << support_help(support) << (bugs.empty() ? "" : "\n") << bugs;
+              << support_help(describe_support(chapter, launchers)) << (bugs.empty() ? "" : "\n")
+              << bugs;
   }
-  if (options.supports_table)
-    std::cout << support_table_header() << support_table_row(support);
   if (options.list_exercises)
     std::cout << exercise_list(chapter.exercises);
   if (options.list_bugs)
@@ -205,7 +270,7 @@ int run_problems(const Chapter& chapter, const ProblemSet& launchers, const Plan
     }
     if (options.csv) {
       std::cout << csv_header() << "\n";
-    } else {
+    } else if (!options.json) {
       std::cout << "Chapter " << chapter.number << ": " << chapter.title << " ("
                 << (chapter.solution ? "solution" : "your kernels") << ")\n"
                 << "device   " << device.summary() << "\n"
@@ -221,7 +286,7 @@ int run_problems(const Chapter& chapter, const ProblemSet& launchers, const Plan
     const ProblemSet* previous =
         chapter.previous.empty() || bug != nullptr ? nullptr : &chapter.previous;
     for (Problem problem : problems) {
-      if (!options.csv)
+      if (!options.csv && !options.json)
         std::cout << std::flush;
       const ProblemInstance instance(requested_workload(problem, options), options.seed);
       RunResult result = measure(instance, launchers, options, device, stream, previous);
@@ -232,6 +297,8 @@ int run_problems(const Chapter& chapter, const ProblemSet& launchers, const Plan
           bug != nullptr ? "bug=" + bug->name : describe_variant(problem, chosen, chapter.flags);
       if (options.csv) {
         std::cout << csv_line(result) << "\n";
+      } else if (options.json) {
+        std::cout << result_json(result) << std::endl;
       } else {
         print_report(std::cout, result);
         std::cout << "\n";
@@ -280,7 +347,7 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
   }
   const LaunchOptions chosen = chosen_launch(options, chapter.flags);
   const ProblemSet chapter_launchers = chapter.launchers(chosen);
-  if (options.help || options.supports_table || options.list_exercises || options.list_bugs) {
+  if (options.describe || options.help || options.list_exercises || options.list_bugs) {
     print_offer(chapter, options, flags, chapter_launchers, program);
     return kExitPass;
   }

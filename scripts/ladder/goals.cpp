@@ -58,9 +58,8 @@ std::vector<GoalResult> evaluate_goals(const std::vector<Goal>& goals,
         case Goal::Kind::speedup_over_chapter: {
           const Row* reference =
               find_row(rows, goal.workload, implementation_label(goal.reference_chapter));
-          if (reference != nullptr && reference->passed() && reference->result.rate > 0 &&
-              row->result.rate > 0)
-            result.measured = row->result.rate / reference->result.rate;
+          if (reference != nullptr && reference->passed())
+            result.measured = course::ratio(row->result.rate, reference->result.rate);
           break;
         }
         case Goal::Kind::percent_of_cublas:
@@ -78,11 +77,15 @@ std::vector<GoalResult> evaluate_goals(const std::vector<Goal>& goals,
 }
 
 void write_goals_csv(std::ostream& out, const std::vector<GoalResult>& goals) {
-  out << "goal,target,measured,unit,verdict\n";
+  out << "goal,target,measured,unit,verdict,measured_text\n";
   for (const GoalResult& result : goals) {
-    const char* unit = result.goal.kind == Goal::Kind::speedup_over_chapter ? "x" : "%";
+    const bool speedup = result.goal.kind == Goal::Kind::speedup_over_chapter;
+    const std::string shown = !result.measured ? ""
+                              : speedup        ? course::format_speedup(*result.measured)
+                                               : course::format_percent(*result.measured);
     out << course::csv_field(result.goal.description) << "," << csv_number(result.goal.target)
-        << "," << csv_number(result.measured) << "," << unit << "," << result.verdict() << "\n";
+        << "," << csv_number(result.measured) << "," << (speedup ? "x" : "%") << ","
+        << result.verdict() << "," << shown << "\n";
   }
 }
 

@@ -335,7 +335,7 @@ int run_ladder(const ladder::Options& options, const std::string& program) {
         row.chapter = implementation.chapter;
         row.variant = implementation.variant;
         row.arithmetic = implementation.problems.arithmetic;
-        row.ceiling = course::ceiling(workload, device);
+        row.ceiling = course::ceiling(workload, device, row.arithmetic);
         if (context_lost)
           setup_error = context_gone;
         if (setup_error) {
@@ -347,7 +347,7 @@ int run_ladder(const ladder::Options& options, const std::string& program) {
         }
         if (row.passed()) {
           std::printf(" %10.3f ms %10s %-9s PASS\n", row.result.timing.median_ms,
-                      ladder::format_rate(row.result.rate).c_str(),
+                      course::format_rate(row.result.rate).c_str(),
                       course::rate_unit(workload.problem));
         } else {
           const std::string status_text = ladder::status_name(row.status);

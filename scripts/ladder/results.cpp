@@ -3,7 +3,6 @@
 #include "course/cli.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <ostream>
 #include <sstream>
@@ -32,11 +31,7 @@ const Row* previous_chapter_row(const std::vector<Row>& rows, const course::Work
   return previous;
 }
 
-std::optional<double> ratio(double numerator, double denominator, double scale = 1.0) {
-  if (denominator <= 0 || numerator <= 0)
-    return std::nullopt;
-  return scale * numerator / denominator;
-}
+using course::ratio;
 
 // The cuBLAS baseline a run of `arithmetic` is compared with.
 const char* cublas_label(course::Arithmetic arithmetic) {
@@ -51,6 +46,16 @@ std::string count_label(long long value) {
   while ((1LL << exponent) < value)
     ++exponent;
   return "2^" + std::to_string(exponent);
+}
+
+// The share a row's "best chapter" cell shows: of the cuBLAS of its arithmetic where that ran,
+// else of its ceiling; "" where neither is known.
+std::string share_text(const Row& row) {
+  if (row.cublas_percent)
+    return course::format_percent(*row.cublas_percent, 0) + " of " + cublas_label(row.arithmetic);
+  if (row.ceiling_percent)
+    return course::format_percent(*row.ceiling_percent, 0) + " of " + row.ceiling.name;
+  return "";
 }
 
 std::string csv_line(const Row& row, const std::string& device) {
@@ -81,11 +86,30 @@ std::string csv_line(const Row& row, const std::string& device) {
       // registers, shared_bytes, blocks_per_sm, threads_per_block, local_bytes, kernel, message
       resource(kernel.registers), resource(kernel.static_shared + kernel.dynamic_shared),
       resource(kernel.blocks_per_sm), resource(kernel.threads_per_block),
-      resource(kernel.local_bytes), csv_field(kernel.name), csv_field(row.message)};
+      resource(kernel.local_bytes), csv_field(kernel.name), csv_field(row.message),
+      // rate_text, cell, share, ceiling_text: the figures as every view shows them
+      row.passed() ? course::format_rate(r.rate) : "", csv_field(cell_text(row)),
+      csv_field(share_text(row)), csv_field(ceiling_text(row))};
   return course::join(fields, ",");
 }
 
 }  // namespace
+
+std::string cell_text(const Row& row) {
+  if (!row.passed())
+    return status_name(row.status);
+  std::string cell = course::format_rate(row.result.rate);
+  if (row.speedup)
+    cell += " (" + course::format_speedup(*row.speedup) + ")";
+  return cell;
+}
+
+std::string ceiling_text(const Row& row) {
+  if (row.ceiling.rate <= 0)
+    return "";
+  return course::format_rate(row.ceiling.rate) + " " + course::rate_unit(row.workload.problem) +
+         " (" + row.ceiling.name + ")";
+}
 
 const char* status_name(Status status) {
   const char* const names[] = {"PASS", "FAIL", "ERROR"};  // in the order of Status
@@ -150,7 +174,7 @@ std::string csv_header() {
   return "device,date,problem,sizes,chapter,implementation,status,median_ms,min_ms,max_ms,runs,"
          "rate,rate_unit,peak_percent,peak_name,cublas_percent,cublas_reference,best_percent,"
          "speedup,ceiling_rate,ceiling_name,ceiling_percent,registers,shared_bytes,blocks_per_sm,"
-         "threads_per_block,local_bytes,kernel,message";
+         "threads_per_block,local_bytes,kernel,message,rate_text,cell,share,ceiling_text";
 }
 
 void write_csv(std::ostream& out, const std::vector<Row>& rows, const std::string& device) {
@@ -166,14 +190,6 @@ std::string csv_number(const std::optional<double>& value) {
   out.precision(6);  // significant digits
   out << *value;
   return out.str();
-}
-
-std::string format_rate(double value) {
-  char text[32];
-  const double magnitude = std::fabs(value);
-  const int decimals = magnitude >= 100 ? 0 : magnitude >= 10 ? 1 : magnitude >= 1 ? 2 : 3;
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
 }
 
 }  // namespace ladder

@@ -79,7 +79,9 @@ void compute_ratios(std::vector<Row>& rows);
 
 /// The CSV header of write_csv(): device, date, problem, size, chapter, implementation, status,
 /// times, rate, shares of the peak, of cuBLAS (and which cuBLAS baseline) and of the best chapter,
-/// speedup, the ceiling and the share of it, kernel resources and name, and the message.
+/// speedup, the ceiling and the share of it, kernel resources and name, the message; then the
+/// figures as the views show them (rate_text, cell, share, ceiling_text), formatted here once so
+/// that scripts/results_table.py and the plot only lay them out.
 std::string csv_header();
 
 /// Writes csv_header() and one line per row on @p device; unknown numbers are empty fields.
@@ -88,8 +90,11 @@ void write_csv(std::ostream& out, const std::vector<Row>& rows, const std::strin
 /// A number as the CSV files hold it: six significant digits; empty when there is none.
 std::string csv_number(const std::optional<double>& value);
 
-/// A rate as the ladder prints it while it runs (and as scripts/results_table.py renders the
-/// tables): three significant digits, no exponent ("41.2", "0.853", "203").
-std::string format_rate(double value);
+/// The table cell of @p row (after compute_ratios()): its rate and, in brackets, its speedup
+/// over the previous chapter ("41.2 (1.66x)"); its status where it is not a result.
+std::string cell_text(const Row& row);
+
+/// The ceiling of @p row as the tables show it: "66.9 TFLOP/s (FP32 peak)"; "" when unknown.
+std::string ceiling_text(const Row& row);
 
 }  // namespace ladder

@@ -14,12 +14,21 @@
 
 namespace {
 
+using course::Problem;
+
 course::ChapterFlags all_flags() {
   course::ChapterFlags flags;
-  flags.tiles = {8, 16, 32};
-  flags.blocks = {16, 32};
-  flags.mapping = true;
-  flags.variants = {"plain", "dispatch"};
+  flags.options = {
+      course::number_option("--tile", "tile width", {8, 16, 32},
+                            {Problem::matmul, Problem::minplus}, "product tile width"),
+      course::number_option("--block", "block width", {16, 32}, {Problem::conv2d},
+                            "conv2d block width"),
+      {"--mapping", "thread mapping", {"coalesced", "transposed"}, {Problem::matmul}, "mapping"},
+      {"--variant",
+       "kernel variant",
+       {"plain", "dispatch"},
+       {Problem::matmul, Problem::minplus, Problem::conv2d, Problem::conv1d},
+       "kernel variant"}};
   flags.signal_demo = true;
   flags.max_taps = 4096;
   return flags;
@@ -27,7 +36,8 @@ course::ChapterFlags all_flags() {
 
 course::ChapterFlags bug_flags() {
   course::ChapterFlags flags;
-  flags.tiles = {32, 16};
+  flags.options = {course::number_option("--tile", "tile width", {32, 16}, {Problem::matmul},
+                                         "product tile width")};
   flags.signal_demo = true;
   flags.bugs = {"no-barrier", "halo"};
   return flags;
@@ -119,11 +129,11 @@ TEST_CASE("good values parse", "[cli]") {
   CHECK(options.mask_rows == 3);
   CHECK(options.mask_cols == 5);
   CHECK(options.taps == 4096);
-  CHECK(options.launch.tile == 16);
-  CHECK(options.launch.block == 32);
-  CHECK(options.launch.mapping == course::ThreadMapping::transposed);
-  CHECK(options.launch.variant == "dispatch");
-  CHECK(parse({}).launch.variant.empty());  // the chapter's default, filled in by the driver
+  CHECK(options.launch.number("--tile") == 16);
+  CHECK(options.launch.number("--block") == 32);
+  CHECK(options.launch.text("--mapping") == "transposed");
+  CHECK(options.launch.text("--variant") == "dispatch");
+  CHECK(parse({}).launch.text("--variant").empty());  // the default, filled in by the driver
   CHECK(options.warmup == 0);
   CHECK(options.reps == 3);
   CHECK(options.seed == 18446744073709551615ull);
@@ -136,9 +146,10 @@ TEST_CASE("good values parse", "[cli]") {
   CHECK(parse({"--problem", "all"}).problems.empty());
   CHECK(parse({"--help"}).help);
   CHECK(parse({"--exercises"}).list_exercises);
-  CHECK(parse({"--supports-table"}).supports_table);
+  CHECK(parse({"--describe"}).describe);
+  CHECK(parse({"--json"}).json);
   CHECK_FALSE(parse({}).list_exercises);
-  CHECK_FALSE(parse({}).supports_table);
+  CHECK_FALSE(parse({}).describe);
 }
 
 TEST_CASE("bad values are refused with the flag and the value named", "[cli]") {
@@ -164,6 +175,7 @@ TEST_CASE("bad values are refused with the flag and the value named", "[cli]") {
       {{"--taps", "0"}, "--taps"},
       {{"--tile", "12"}, "8, 16, 32"},
       {{"--block", "8"}, "--block"},
+      {{"--tile", "8x"}, "\"8x\""},
       {{"--mapping", "diagonal"}, "\"diagonal\""},
       {{"--variant", "fastest"}, "plain, dispatch"},
       {{"--variant", "Plain"}, "\"Plain\""},
@@ -179,7 +191,8 @@ TEST_CASE("bad values are refused with the flag and the value named", "[cli]") {
       {{"--csv=yes"}, "--csv"},
       {{"--no-compare=1"}, "--no-compare: takes no value"},
       {{"--exercises=1"}, "--exercises: takes no value"},
-      {{"--supports-table=yes"}, "--supports-table: takes no value"},
+      {{"--describe=yes"}, "--describe: takes no value"},
+      {{"--csv", "--json"}, "--json"},
       {{"-n", "2147483647", "--taps", "2"}, "n + m - 1"},
   };
   for (const auto& c : cases) {
@@ -207,7 +220,8 @@ TEST_CASE("chapter-specific flags exist only where the chapter offers them", "[c
 TEST_CASE("a chapter with compiled tap counts takes only those", "[cli]") {
   course::ChapterFlags compiled_taps;
   compiled_taps.tap_counts = {7, 3, 1};
-  compiled_taps.max_taps = 4096;              // the list decides where there is one
+  compiled_taps.max_taps = 4096;  // the list decides where there is one
+  compiled_taps.other_sizes = "a later chapter takes any tap count at run time";
   CHECK(parse({}, compiled_taps).taps == 7);  // the first is the default
   CHECK(parse({"--taps", "3"}, compiled_taps).taps == 3);
   CHECK(parse({"--taps=1"}, compiled_taps).taps == 1);
@@ -220,7 +234,7 @@ TEST_CASE("a chapter with compiled tap counts takes only those", "[cli]") {
     CHECK_FALSE(contains(message, "\n"));
   }
   CHECK(refusal({"--taps", "5"}, compiled_taps) ==
-        "--taps: this chapter has compiled tap counts 7, 3, 1 only; chapter 3 "
+        "--taps: this chapter has compiled tap counts 7, 3, 1 only; a later chapter "
         "takes any tap count at run time, got \"5\"");
   CHECK(contains(refusal({"--taps", "0"}, compiled_taps), "expected a whole number"));
   // The output length n + taps - 1 counts the default taps too.
@@ -234,9 +248,10 @@ TEST_CASE("a chapter with compiled tap counts takes only those", "[cli]") {
 
 TEST_CASE("usage lists the flags the chapter offers", "[cli]") {
   const std::string text = course::usage("ch", all_flags());
-  for (const char* flag : {"--problem", "--tile", "--block", "--mapping", "--variant",
-                           "--signal-csv", "--reps", "--warmup", "--seed", "--no-check",
-                           "--no-compare", "--csv", "--exercises", "--supports-table", "--help"}) {
+  for (const char* flag :
+       {"--problem", "--tile", "--block", "--mapping", "--variant", "--signal-csv", "--reps",
+        "--warmup", "--seed", "--no-check", "--no-compare", "--csv", "--json", "--describe",
+        "--exercises", "--help"}) {
     INFO(flag);
     CHECK(contains(text, flag));
   }
@@ -244,10 +259,9 @@ TEST_CASE("usage lists the flags the chapter offers", "[cli]") {
   const std::string plain = course::usage("ch", course::ChapterFlags{});
   CHECK_FALSE(contains(plain, "--tile"));
   CHECK_FALSE(contains(plain, "--variant"));
-  // The reliability harness reads the variants from this line (tests/reliability/harness.py)...
   CHECK(contains(text,
-                 "--variant V       kernel variant: plain, dispatch (the first is the default)\n"));
-  // ... and the tap counts or the tap limit from the --taps line.
+                 "  --variant V       kernel variant: plain, dispatch (the first is the "
+                 "default)\n"));
   CHECK(contains(text, "  --taps M          conv1d mask length (default 127, at most 4096)\n"));
   CHECK(contains(plain, "  --taps M          conv1d mask length (default 127)\n"));
   course::ChapterFlags compiled = all_flags();
@@ -262,20 +276,21 @@ TEST_CASE("usage lists the flags the chapter offers", "[cli]") {
 TEST_CASE("the driver fills in the default choices and names the variant in reports", "[cli]") {
   const course::ChapterFlags flags = all_flags();
   const course::LaunchOptions defaults = course::chosen_launch(parse({}), flags);
-  CHECK(defaults.tile == 8);
-  CHECK(defaults.block == 16);
-  CHECK(defaults.variant == "plain");
+  CHECK(defaults.number("--tile") == 8);
+  CHECK(defaults.number("--block") == 16);
+  CHECK(defaults.text("--variant") == "plain");
   CHECK(course::describe_variant(course::Problem::conv2d, defaults, flags) ==
         "block=16 variant=plain");
+  CHECK(course::describe_variant(course::Problem::matmul, defaults, flags) ==
+        "tile=8 mapping=coalesced variant=plain");
   const course::LaunchOptions chosen =
       course::chosen_launch(parse({"--variant", "dispatch", "--tile", "32"}), flags);
-  CHECK(chosen.variant == "dispatch");
+  CHECK(chosen.text("--variant") == "dispatch");
   CHECK(course::describe_variant(course::Problem::conv1d, chosen, flags) == "variant=dispatch");
   // No --variant in the chapter: nothing filled in, nothing reported.
-  course::ChapterFlags tiles_only;
-  tiles_only.tiles = {32, 16};
+  const course::ChapterFlags tiles_only = bug_flags();
   const course::LaunchOptions plain = course::chosen_launch(parse({}, tiles_only), tiles_only);
-  CHECK(plain.variant.empty());
+  CHECK(plain.text("--variant").empty());
   CHECK(course::describe_variant(course::Problem::matmul, plain, tiles_only) == "tile=32");
 }
 

@@ -225,20 +225,6 @@ class MakePages(unittest.TestCase):
                 for text in expected:
                     self.assertIn(text, result.stderr)
 
-    def test_a_broken_results_csv_is_refused_in_one_line(self):
-        (self.repo / "scripts").symlink_to(ROOT / "scripts")  # the writers of the results page
-        for rel, text, expected in (("results/ladder.csv", "device,date\n", "not a ladder CSV"),
-                                    ("results/profile.csv", "chapter\n", "not a profile CSV")):
-            with self.subTest(rel):
-                write_files(self.repo, {rel: text})
-                result, _ = self.make("full")
-                self.assertEqual(result.returncode, 1)
-                lines = result.stderr.strip().splitlines()
-                self.assertEqual(len(lines), 1, result.stderr)
-                where = self.repo.resolve() / rel
-                self.assertTrue(lines[0].startswith(f"error: {where}: {expected}"), lines[0])
-                write_files(self.repo, {rel: None})
-
     def test_a_wrapped_image_or_link_is_joined_onto_one_line(self):
         lesson = LESSON.replace("![One warp reads one row](figures/one.svg)",
                                 "![One warp reads\none row](figures/one.svg)\n\nThe [tools\npage]"

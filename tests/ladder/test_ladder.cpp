@@ -158,10 +158,14 @@ TEST_CASE("ceilings: the arithmetic peak or the memory bound, whichever is lower
   unknown.memory_bus_bits = 0;
   CHECK(course::ceiling(kMatmul4096, unknown).rate == 0);
 
-  // The same peak as every executable's report: a TF32 run's is named as the CUDA cores' one.
+  // The same peak as every executable's report: a TF32 run's is the tensor cores' (a Hopper's
+  // 2048 dense TF32 FLOP per SM and cycle, at the 1830 MHz its datasheet rates them at).
   CHECK(course::arithmetic_peak(Problem::matmul, device).flops == Approx(51.2e12));
-  CHECK(course::arithmetic_peak(Problem::matmul, device, course::Arithmetic::tf32)
-            .name.find("tensor cores") != std::string::npos);
+  course::DeviceInfo hopper = device;
+  hopper.major = 9;
+  const course::Ceiling tf32 = course::ceiling(kMatmul4096, hopper, course::Arithmetic::tf32);
+  CHECK(tf32.name == "TF32 tensor peak");
+  CHECK(tf32.rate == Approx(100 * 2048 * 1.83e9 / 1e12));
 }
 
 TEST_CASE("ratios: speedup over the previous chapter, shares of cuBLAS and the best", "[ladder]") {
@@ -261,7 +265,8 @@ TEST_CASE("goals: met, missed, or not measured", "[ladder]") {
   std::ostringstream csv;
   ladder::write_goals_csv(csv, goals);
   const std::string text = csv.str();
-  CHECK(text.rfind("goal,target,measured,unit,verdict\n", 0) == 0);
+  CHECK(text.rfind("goal,target,measured,unit,verdict,measured_text\n", 0) == 0);
+  CHECK(text.find(",met,2.00x\n") != std::string::npos);  // as the tables show it
   CHECK(text.find("\"conv2d 8192x8192, 13x13 mask: chapter 4 at least 3x chapter 2\",3,,x,"
                   "not measured") != std::string::npos);
 }
@@ -378,7 +383,11 @@ TEST_CASE("the CSV writer: one field per column, FAILs without figures", "[ladde
                        {"threads_per_block", "256"},
                        {"local_bytes", "16"},
                        {"kernel", kernel.name},
-                       {"message", ""}};
+                       {"message", ""},
+                       {"rate_text", "3.44"},
+                       {"cell", "3.44"},
+                       {"share", "10% of cuBLAS"},
+                       {"ceiling_text", "51.2 TFLOP/s (FP32 peak)"}};
   CHECK(pass.size() == split_csv(header).size());
   check_fields(lines[1], pass);
   check_fields(lines[2], {{"status", "FAIL"},
@@ -392,7 +401,10 @@ TEST_CASE("the CSV writer: one field per column, FAILs without figures", "[ladde
                           {"best_percent", ""},
                           {"speedup", ""},
                           {"ceiling_percent", ""},
-                          {"message", "FAIL: 3 elements outside the tolerance"}});
+                          {"message", "FAIL: 3 elements outside the tolerance"},
+                          {"rate_text", ""},
+                          {"cell", "FAIL"},
+                          {"share", ""}});
   check_fields(lines[3], {{"chapter", ""}, {"implementation", "cuBLAS"}, {"registers", ""}});
   check_fields(lines[4], {{"sizes", "2^24, 127 taps"}});
 }
@@ -409,7 +421,7 @@ TEST_CASE("rates print with three significant digits", "[ladder]") {
   const std::pair<double, std::string> cases[] = {
       {41.23, "41.2"}, {5.214, "5.21"}, {0.8531, "0.853"}, {203.4, "203"}};
   for (const auto& [rate, text] : cases)
-    CHECK(ladder::format_rate(rate) == text);
+    CHECK(course::format_rate(rate) == text);
 }
 
 // The summary (the console table, the README's and the site's) is rendered from the two CSV files

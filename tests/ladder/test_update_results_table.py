@@ -3,8 +3,8 @@
 (scripts/results_table.py) on the committed sample CSV: the table goes between the markers and
 nowhere else, a second run changes nothing, missing markers are an error, --print (the same cells
 laid out for a terminal, with the goals) and --out leave the README alone, and runs that failed
-their check are not shown as results, nor used as the reference of a speedup or of a share of
-cuBLAS, whatever numbers their CSV lines hold.
+their check are marked, not shown. The figures themselves (ratios, speedups, formats) come from
+the ladder, whose tests are in test_ladder.cpp.
 
     python3 tests/ladder/test_update_results_table.py
 """
@@ -62,6 +62,10 @@ def line_of(text, prefix):
 def cells_of(text, prefix):
     """The cells of the Markdown table line of @p text that starts with @p prefix."""
     return [cell.strip() for cell in line_of(text, prefix).strip("|").split("|")]
+
+
+def read_table():
+    return results_table.render_table(results_table.read_rows(SAMPLE_CSV))
 
 
 def rows_with(changes):
@@ -147,59 +151,13 @@ class UpdateResultsTableTest(unittest.TestCase):
         self.assertIn("| matmul | 4096 | 4.60 | 9.40 (2.04x) |", written)
         self.assertIn("](ladder.svg)", written)  # relative to the file it is in
 
-    def test_a_failed_row_with_figures_still_shows_none(self):
-        # A CSV whose FAIL line carries a rate and ratios (an older writer, a hand edit): the
-        # writer must not show them, nor use the failed row as a reference.
-        text = results_table.render_table(rows_with({
-            ("matmul", "4096", "ch02"): {"status": "FAIL", "rate": "2950.85", "speedup": "641"},
-            ("matmul", "1024", "cuBLAS"): {"status": "FAIL"},
-        }))
-        cells = cells_of(text, "| matmul | 4096 |")
-        self.assertEqual(cells[3], "FAIL")
-        self.assertNotIn("2950", text)
-        self.assertNotIn("641", text)
-        self.assertNotIn("(", cells[4])  # chapter 3's speedup was over the failed chapter 2
-        self.assertIn("matmul 4096 ch02 (FAIL)", text)
-        self.assertNotIn("of cuBLAS", line_of(text, "| matmul | 1024 |"))  # cuBLAS failed
-        self.assertIn("of cuBLAS", line_of(text, "| matmul | 4096 |"))
-
-    def test_the_tensor_core_chapter_is_shown_against_cublas_tf32(self):
-        rows = results_table.read_rows(SAMPLE_CSV)
-        matmul = [r for r in rows if r["problem"] == "matmul" and r["sizes"] == "4096"]
-        chapter = dict(next(r for r in matmul if r["implementation"] == "ch04"))
-        chapter.update({"chapter": "6", "implementation": "ch06", "rate": "150",
-                        "speedup": "", "cublas_percent": "40", "cublas_reference": "cuBLAS TF32"})
-        baseline = dict(next(r for r in matmul if r["implementation"] == "cuBLAS"))
-        baseline.update({"implementation": "cuBLAS TF32", "rate": "375"})
-        text = results_table.render_table(rows + [chapter, baseline])
-        self.assertIn("| cuBLAS | cuBLAS TF32 |", line_of(text, "| problem |"))
-        line = line_of(text, "| matmul | 4096 |")
-        self.assertIn("| 375 |", line)
-        self.assertIn("ch 6: 40% of cuBLAS TF32", line)
-        self.assertIn("CUBLAS_TF32_TENSOR_OP_MATH", text)
-        other = line_of(text, "| matmul | 1024 |")
-        self.assertIn("of cuBLAS", other)
-        self.assertNotIn("TF32", other.split("|")[-2])  # no TF32 baseline at 1024: "-"
-
-    def test_a_chapters_variant_has_its_own_column_and_is_its_best(self):
-        text = results_table.render_table(rows_with({}))
-        # Chapter 3 and chapter 3 dispatch over chapter 2, chapter 4 over chapter 3 dispatch.
-        self.assertEqual(cells_of(text, "| matmul | 4096 |")[4:7],
-                         ["10.1 (1.07x)", "10.6 (1.12x)", "43.0 (4.07x)"])
-        self.assertEqual(cells_of(text, "| conv2d | 4096x4096")[5], "-")
-        # A failed variant is no reference: chapter 4 then shows no speedup at all.
-        rows = rows_with({("matmul", "4096", "ch03 dispatch"): {"status": "FAIL"}})
-        cells = cells_of(results_table.render_table(rows), "| matmul | 4096 |")
-        self.assertEqual(cells[5:7], ["FAIL", "43.0"])
-        self.assertEqual(results_table.column_label(rows[0]), "ch 1")
-
     def test_the_console_table_shows_the_same_cells(self):
         # One block per problem with its unit and only the columns that carry it; the goals with
         # their verdicts; the runs that are not results with what went wrong.
-        rows = rows_with({("matmul", "1024", "ch02"): {"status": "FAIL", "rate": "",
+        rows = rows_with({("matmul", "1024", "ch02"): {"status": "FAIL", "rate": "", "cell": "FAIL",
                                                        "message": "FAIL: 3 elements"}})
         goals = results_table.read_goals(SAMPLE_GOALS)
-        goals[0].update({"measured": "", "verdict": "not measured"})
+        goals[0].update({"measured": "", "measured_text": "", "verdict": "not measured"})
         text = results_table.render_text(rows, goals)
         lines = text.splitlines()
         self.assertIn("matmul (TFLOP/s; in brackets the speedup over the previous chapter)", lines)
@@ -219,6 +177,10 @@ class UpdateResultsTableTest(unittest.TestCase):
         self.assertIn("  matmul 1024, ch02: FAIL: 3 elements", lines)
         self.assertIn("  minplus 1024, ch03: FAIL: 4096 sampled elements", text)
 
+    def test_rate_formatting_matches_the_ladder(self):
+        cells = cells_of(read_table(), "| matmul | 4096 |")
+        self.assertEqual(cells[2:4], ["4.60", "9.40 (2.04x)"])  # as the ladder wrote them
+
     def test_image_link_is_relative_to_the_readme(self):
         image = os.path.join(self.folder, "results", "ladder.svg")
         run(SAMPLE_CSV, "--readme", self.readme, "--image", image)
@@ -231,10 +193,6 @@ class UpdateResultsTableTest(unittest.TestCase):
         self.assertEqual(status, 1)
         self.assertIn("not a ladder CSV", err)
         self.assertEqual(read(self.readme), README)
-
-    def test_rate_formatting_matches_the_ladder(self):
-        for rate, text in ((41.23, "41.2"), (5.214, "5.21"), (0.8531, "0.853"), (203.4, "203")):
-            self.assertEqual(results_table.format_rate(rate), text)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """What every reliability check needs: the tables and constants they share, running a command
-with a time limit, the verdicts (skip, fail), and what an executable's --help offers."""
+with a time limit, the verdicts (skip, fail), and what an executable offers (its --describe)."""
+import json
 import os
 import re
 import signal
@@ -72,17 +73,21 @@ def table(name, columns):
     return rows
 
 
+def describe(exe):
+    """EXE's description (`EXE --describe`, asked with no visible device; docs/pages/tools.md)."""
+    code, out, err = run([exe, "--describe"], 60, hide_device=True)
+    try:
+        return json.loads(out) if code == 0 else fail(f"'{exe} --describe' exited {code}", err)
+    except ValueError:
+        return fail(f"'{exe} --describe' printed no JSON object", out + err)
+
+
 def offered(exe, problem, bug=None):
-    """Whether EXE (or its planted bug) has a PROBLEM kernel, asked with the device hidden: the
-    driver checks the problem list before it looks for a device."""
-    command = [exe] + (["--bug", bug] if bug else []) + ["--problem", problem]
-    code, out, err = run(command, 60, hide_device=True)
-    if code == 2 and f"has no {problem} kernel" in err:
-        return False
-    if code != 3:
-        fail(f"'{shown(command)}' with no visible device should exit 3 (no device) or 2 (no such "
-             f"kernel); it exited {code}", out + err)
-    return True
+    """Whether EXE (or its planted bug BUG) has a PROBLEM kernel."""
+    description = describe(exe)
+    if bug is not None:
+        return any(b["name"] == bug and problem in b["problems"] for b in description["bugs"])
+    return any(p["name"] == problem and p["offered"] for p in description["problems"])
 
 
 def skip_unless_offered(exe, problem):
@@ -90,42 +95,30 @@ def skip_unless_offered(exe, problem):
         skip(f"this chapter has no {problem} kernel")
 
 
-def read_help(exe):
-    """What `EXE --help` offers: tile and block widths and kernel variants (the default first),
-    --mapping, --signal-csv, compiled square mask sides (else odd sides up to mask_max), compiled
-    conv1d tap counts (else any up to max_taps; 0: no limit of the chapter's own); and the launch
-    choices other than the defaults (product, conv): each tile or block width may be a kernel of
-    its own, in every kernel variant."""
-    code, out, err = run([exe, "--help"], 30, hide_device=True)
-    if code != 0 or "usage:" not in out:
-        fail(f"'{exe} --help' did not print the usage (exit {code})", out + err)
-
-    def numbers(pattern):
-        found = re.search(pattern, out)
-        return [int(value) for value in re.findall("[0-9]+", found.group(1))] if found else []
-
-    variants = re.search("--variant V +kernel variant: ([a-z0-9, ]+)", out)
-    found = SimpleNamespace(
-        tiles=numbers("--tile T +product tile width: ([0-9, ]+)"),
-        blocks=numbers("--block B +[a-z0-9 ]*block width: ([0-9, ]+)"),
-        variants=re.findall("[a-z0-9]+", variants.group(1)) if variants else [],
-        mapping="--mapping " in out, signal_csv="--signal-csv " in out,
-        mask_sides=numbers("conv2d mask, odd sides, square: ([0-9, ]+)"),
-        tap_counts=numbers("--taps M +conv1d mask length, compiled in: ([0-9, ]+)"),
-        max_taps=(numbers("--taps M .*at most ([0-9]+)") or [0])[0], product=[], conv=[])
-    largest = found.mask_sides or numbers("conv2d mask, odd sides up to ([0-9]+)")
-    if not largest:
-        fail(f"'{exe} --help' does not describe --mask", out)
-    found.mask_max = max(largest)
+def read_offer(exe):
+    """What EXE offers, from its description: its launch options (flag, values with the default
+    first, problems), the compiled square mask sides (else odd sides up to mask_max), the compiled
+    conv1d tap counts (else any up to max_taps; 0: no limit of the chapter's own); and, for each
+    problem, the launch choices other than the defaults (`variations[problem]`): every other value
+    of each option that changes it, and every combination of those of different options."""
+    description = describe(exe)
+    sizes = description["sizes"]
+    found = SimpleNamespace(options=[o for o in description["options"] if o["values"]],
+                            free_options=[o for o in description["options"] if not o["values"]],
+                            mask_sides=sizes["mask_sides"] or [], tap_counts=sizes["taps"] or [],
+                            max_taps=sizes["max_taps"] or 0)
+    found.mask_max = max(found.mask_sides or [sizes["max_mask_side"]])
     taps = sorted(found.tap_counts)  # the smallest, the middle and the largest of them
     found.taps = (taps[0], taps[len(taps) // 2], taps[-1]) if taps else ()
-    found.max_taps = 0 if taps else found.max_taps
-    for variant in [""] + [f"--variant {name}" for name in found.variants[1:]]:
-        found.product += [variant] * bool(variant)
-        found.conv += [variant] * bool(variant)
-        found.product += [f"{variant} --tile {tile}".strip() for tile in found.tiles[1:]]
-        found.conv += [f"{variant} --block {block}".strip() for block in found.blocks[1:]]
-    found.product += ["--mapping transposed"] if found.mapping else []
+    found.variations = {}
+    for problem in PROBLEMS:
+        combinations = [""]
+        for option in (o for o in found.options if problem in o["problems"]):
+            combinations = [f"{done} {flag}".strip() for flag in
+                            [""] + [f"{option['flag']} {value}" for value in option["values"][1:]]
+                            for done in combinations]
+        found.variations[problem] = combinations[1:]
+    found.product = found.variations["matmul"]
     return found
 
 

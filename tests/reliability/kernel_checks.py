@@ -3,13 +3,15 @@
 resource report (no-spills)."""
 import csv
 import io
+import json
 import os
 import re
 import shutil
 import time
 
-from harness import (CRASH, HERE, PROBLEMS, QUICK, SANITIZER_TOOLS, TOO_SMALL, error_line, fail,
-                     offered, read_help, report_failures, run, shown, skip, skip_unless_offered)
+from harness import (CRASH, HERE, PROBLEMS, QUICK, SANITIZER_TOOLS, TOO_SMALL, describe,
+                     error_line, fail, offered, read_offer, report_failures, run, shown, skip,
+                     skip_unless_offered)
 
 # compute-sanitizer's exit status when it found errors: not one of the executables' own (0 to 4).
 SANITIZER_ERRORS = 99
@@ -85,7 +87,7 @@ def sanitize(args):
              "-DCOURSE_COMPUTE_SANITIZER=<path> to use it)")
     if problem:
         skip_unless_offered(exe, problem)
-    found = read_help(exe) if problem and args.args is None else None
+    found = read_offer(exe) if problem and args.args is None else None
     if args.args is not None:
         runs = [f"{p} {args.args}" if problem else args.args]
     elif problem in ("matmul", "minplus"):
@@ -98,9 +100,12 @@ def sanitize(args):
         runs = [f"{image} --mask {mask}" for mask in found.mask_sides or ["13", "5x3", "3x5"]]
         if not found.mask_sides and found.mask_max >= 63:
             runs.append(f"{p} --height 70 --width 70 --mask 63")
-        runs += [f"{image} --mask {side} {variant}" for variant in found.conv]
-        # A kernel variant may compile its own kernels for small square masks (chapter 3).
-        runs += [f"{image} --mask {mask} --variant {variant}" for variant in found.variants[1:]
+        runs += [f"{image} --mask {side} {variant}" for variant in found.variations["conv2d"]]
+        # A choice of kernels by name (not by a width) may compile its own kernels for small
+        # square masks (chapter 3's variant).
+        runs += [f"{image} --mask {mask} {flag} {value}" for option in found.options
+                 if "conv2d" in option["problems"] and not option["values"][0].isdigit()
+                 for flag, value in ((option["flag"], v) for v in option["values"][1:])
                  for mask in (1, 3, 5, 7, 9, 11) if mask <= found.mask_max]
     elif problem == "conv1d" and found.taps:
         # Every compiled tap count is a kernel of its own; the largest also with a signal shorter
@@ -117,7 +122,7 @@ def sanitize(args):
     else:
         fail("sanitize needs --problem or --args")
     if problem == "conv1d" and args.args is None:
-        runs += [f"{p} -n 100 --taps {taps} {variant}" for variant in found.conv]
+        runs += [f"{p} -n 100 --taps {taps} {variant}" for variant in found.variations["conv1d"]]
     if args.dry_run:
         return print("\n".join(runs))
 
@@ -166,19 +171,22 @@ def wrong_result(args):
     block = out[max(out.find("m=256 n=256 k=256"), 0):]
     problems += [f"the result's block shows '{unwanted}'"
                  for unwanted in ("TFLOP/s", "% of the", "x over chapter") if unwanted in block]
-    _, csv_out, csv_err = run([args.executable] + arguments + ["--csv"], 120)
-    lines = [line for line in csv_out.splitlines() if line.strip()]
-    if len(lines) != 2:
-        problems.append(f"--csv printed {len(lines)} lines, expected a header and one line")
+    _, json_out, json_err = run([args.executable] + arguments + ["--json"], 120)
+    lines = [line for line in json_out.splitlines() if line.strip()]
+    try:
+        result = json.loads(lines[0]) if len(lines) == 1 else None
+    except ValueError:
+        result = None
+    if result is None:
+        problems.append(f"--json printed {len(lines)} lines, expected one JSON object")
     else:
-        row = next(csv.DictReader(lines))
-        if row.get("status") != "FAIL":
-            problems.append(f"CSV status '{row.get('status')}', expected FAIL")
-        problems += [f"CSV {column} is '{row.get(column)}', expected an empty field"
-                     for column in ("rate", "peak_percent", "speedup") if row.get(column) != ""]
+        if result.get("verdict") != "FAIL":
+            problems.append(f"--json verdict '{result.get('verdict')}', expected FAIL")
+        problems += [f"--json {field} is {result.get(field)!r}, expected null"
+                     for field in ("rate", "peak_percent", "speedup") if result.get(field) is not None]
     if problems:
         fail("a wrong result's report:\n  " + "\n  ".join(problems),
-             f"report:\n{out}{err}\ncsv:\n{csv_out}{csv_err}")
+             f"report:\n{out}{err}\njson:\n{json_out}{json_err}")
     print(f"a wrong result reports FAIL and no figures:\n{out}")
 
 
@@ -223,8 +231,8 @@ def ncu_metric(ncu, metric, exe, arguments):
 
 
 def bughunt(args):
-    """One planted bug under the tool that must catch it (without --bug: EXE lists none, or its
-    --list-bugs fails, and that fails). TOOL is what `EXE --list-bugs` names:
+    """One planted bug under the tool that must catch it (without --bug: EXE describes none, and
+    that fails). TOOL is what EXE's description names for the bug:
       check           EXE --bug NAME exits 1 with FAIL in its report
       memcheck, racecheck, synccheck, initcheck
                       compute-sanitizer --tool X --error-exitcode reports errors on EXE --bug NAME
@@ -240,14 +248,12 @@ def bughunt(args):
     or no counter access."""
     exe, bug, tool = args.executable, args.bug, args.tool
     if not bug:
-        code, _, err = run([exe, "--list-bugs"], 60)
-        if code != 0:
-            fail(f"--list-bugs exited {code}: {err}")
+        describe(exe)  # fails where there is no description
         # A GPU test like the others: skipped where the executable finds no device.
         tiny = "-m 1 -k 1 -n 1 --height 1 --width 1 --taps 1".split()
         if run([exe, "--no-check"] + QUICK + tiny, 60)[0] == 3:
             skip("no CUDA device")
-        fail(f"{os.path.basename(exe)} registers no planted bug (--list-bugs prints nothing): "
+        fail(f"{os.path.basename(exe)} registers no planted bug (its description lists none): "
              "every chapter plants at least one, in course::Chapter::bugs")
     if tool not in ["check"] + SANITIZER_TOOLS and not re.fullmatch("ncu:.+", tool or ""):
         fail(f"unknown tool '{tool}' (check, memcheck, racecheck, synccheck, initcheck, "
@@ -258,7 +264,7 @@ def bughunt(args):
     base = ["--problem", ",".join(problems)] + QUICK
     print(f"planted bug {bug} ({', '.join(problems)}), caught by {tool}")
 
-    sizes_tried, large, counts = SIZES, LARGE, sorted(read_help(exe).tap_counts)
+    sizes_tried, large, counts = SIZES, LARGE, sorted(read_offer(exe).tap_counts)
     if counts:  # the last word of each is the tap count
         sizes_tried = [SIZES[0][:-1] + [str(counts[-1])],
                        SIZES[1][:-1] + [str(counts[len(counts) // 2])]]

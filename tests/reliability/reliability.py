@@ -4,7 +4,8 @@
   run EXE --edition=E --chapter=chNN -- ARGS   EXE ARGS exits with status 0 (3, no CUDA device: a
                      skip); a student's edition runs only when COURSE_CHECK names its chapter (chNN
                      or all), since it fails by design until the exercises are done
-  bad-input EXE      every row of bad_input_table.txt that applies to EXE (its --help tells) is
+  bad-input EXE      every row of bad_input_table.txt that applies to EXE (its --describe tells), and
+                     every option it describes given values it does not offer, is
                      refused: exit status 2, nothing on stdout, one "error: " line naming the flag
                      and the value (--expect-violations: EXE accepts anything, every row must fail)
   no-device EXE      with no visible CUDA device: one line on stderr and exit status 3
@@ -13,7 +14,7 @@
   wrong-result EXE   a wrong result reports FAIL and no figures
   bughunt EXE --bug NAME --tool TOOL   a planted bug is caught by its tool
   tests EXE          the CMake code adding EXE's tests, which CTest reads each time it runs, so that
-                     planted bugs (`EXE --list-bugs`) and large_cases.txt need no reconfiguring
+                     planted bugs (`EXE --describe`) and large_cases.txt need no reconfiguring
   no-spills SOURCE --pattern=P --nvcc=NVCC   SOURCE compiled for sm_90: every function whose mangled
                      name matches P has a 0-byte stack frame and no spills (ptxas's resource report)
 A check prints "SKIPPED: ..." (a CTest skip) where there is no CUDA device, no tool, or not enough
@@ -21,6 +22,7 @@ memory for a case, and "FAIL: ..." with exit status 1 when it fails. --dry-run (
 sanitize) prints the command lines the check would run and runs none.
 """
 import argparse
+import json
 import os
 import re
 import sys
@@ -28,7 +30,7 @@ import time
 from pathlib import Path
 
 from harness import (CRASH, HERE, PROBLEMS, QUICK, SANITIZER_TOOLS, TOO_SMALL, error_line, fail,
-                     offered, read_help, report_failures, run, shown, skip, skip_unless_offered,
+                     offered, read_offer, report_failures, run, shown, skip, skip_unless_offered,
                      table)
 from kernel_checks import bughunt, no_spills, sanitize, wrong_result
 
@@ -39,17 +41,14 @@ MEMORY_REFUSAL = f"needs {SIZE}.*{SIZE} free"
 
 
 def bad_input(args):
-    exe, found = args.executable, read_help(args.executable)
+    exe, found = args.executable, read_offer(args.executable)
     sides, taps = found.mask_sides, sorted(found.tap_counts)
 
     def first_missing(candidates, present):
         return next((str(value) for value in candidates if value not in present), "")
 
-    # The placeholders, filled in from --help ("": a row that uses it does not apply).
-    widths = [24, 48, 12, 64, 8, 4, 2, 1]
+    # The placeholders, filled in from the description ("": a row that uses it does not apply).
     values = {
-        "TILE_UNOFFERED": first_missing(widths, found.tiles),
-        "BLOCK_UNOFFERED": first_missing(widths, found.blocks),
         "MASK_UNOFFERED": first_missing(range(1, found.mask_max + 1, 2), sides) if sides else "",
         "MASK_NONSQUARE": f"{sides[0]}x{sides[1]}" if len(sides) > 1 else "",
         "MASK_OVER": str(found.mask_max + 2),
@@ -57,9 +56,21 @@ def bad_input(args):
         "TAPS_UNOFFERED": first_missing(range(1, taps[-1] + 1), taps) if taps else "",
         "TAPS_LARGEST": str(taps[-1]) if taps else "",
         "N_PAST_INT_MAX": str(2147483649 - taps[-1]) if taps else ""}  # n + taps - 1 = 2^31
-    features = {"all": True, "tile": found.tiles, "block": found.blocks, "mapping": found.mapping,
-                "variant": found.variants, "signal-csv": found.signal_csv, "mask-compiled": sides,
-                "taps-compiled": taps, "max-taps": found.max_taps > 0}
+    features = {"all": True, "mask-compiled": sides, "taps-compiled": taps,
+                "max-taps": found.max_taps > 0}
+    # Each of the chapter's options: values it does not offer (a width it lacks, words in the
+    # wrong case), an empty value, no value; an option with a free value: the last two only.
+    option_rows = []
+    for option in found.options:
+        offered_values = option["values"]
+        unoffered = [first_missing([24, 48, 12, 64, 8, 4, 2, 1], [
+            int(v) for v in offered_values if v.isdigit()])] if all(
+            v.isdigit() for v in offered_values) else [offered_values[-1].capitalize()]
+        wrong = ["0", "-32", "wide", "99999999999999999999"] + unoffered
+        option_rows.append(("all", f"{option['flag']}: " + " ".join(
+            [v for v in wrong if v and v not in offered_values] + ["<empty>", "<none>"]), ""))
+    option_rows += [("all", f"{option['flag']}: <empty> <none>", "")
+                    for option in found.free_options]
 
     def fill(text):
         for name, value in values.items():
@@ -69,7 +80,7 @@ def bad_input(args):
         return text
 
     rows, violations, table_rows = 0, [], []
-    for when, arguments, must_show in table("bad_input_table.txt", 3):
+    for when, arguments, must_show in table("bad_input_table.txt", 3) + option_rows:
         flag, colon, bad_values = arguments.partition(": ")  # "FLAG: V1 V2 ...": one row each
         table_rows += [(when, arguments, must_show)] if must_show or not colon else [
             (when, flag, flag) if value == "<none>" else
@@ -159,7 +170,7 @@ def cases(args):
     expect = {"refuse": "refuse", "grid": "pass-or-refuse", "large": args.expect}.get(mode, "pass")
     if mode in ("edge", "large"):
         skip_unless_offered(exe, problem)
-    found = read_help(exe) if mode in ("edge", "grid", "boundary") else None
+    found = read_offer(exe) if mode in ("edge", "grid", "boundary") else None
     if mode == "edge" and problem in ("matmul", "minplus"):
         todo = [f"{p} -m {m} -n {n} -k {k} {variant}" for variant in [""] + found.product
                 for m in one_two for n in one_two for k in one_two]
@@ -168,7 +179,7 @@ def cases(args):
         masks = [side for side in (1, 3, 13) if not found.mask_sides or side in found.mask_sides]
         masks = masks or list(dict.fromkeys([min(found.mask_sides), max(found.mask_sides)]))
         todo = [f"{p} --height {h} --width {w} --mask {mask} {variant}"
-                for variant in [""] + found.conv for mask in masks
+                for variant in [""] + found.variations["conv2d"] for mask in masks
                 for h in one_two for w in one_two]
     elif mode == "edge":
         # Taps 1 and 2: those a chapter with compiled counts has, and its smallest, middle and
@@ -176,7 +187,7 @@ def cases(args):
         taps = list(dict.fromkeys([m for m in one_two if m in found.tap_counts or not found.taps]
                                   + list(found.taps)))
         todo = [f"{p} -n {n} --taps {m} {variant}"
-                for variant in [""] + found.conv for n in one_two for m in taps]
+                for variant in [""] + found.variations["conv1d"] for n in one_two for m in taps]
     elif mode == "refuse":  # 200000^3: each matrix is 160 GB; a 200000 x 200000 image too.
         todo = [f"--problem {name} {sizes}" for name in ("matmul", "minplus") if offered(exe, name)
                 for sizes in ("-m 200000 -n 200000 -k 200000", "-m 2147483647 -n 1 -k 2147483647")]
@@ -188,11 +199,11 @@ def cases(args):
                 for sizes in ("-m 4194241 -n 1", "-m 1 -n 4194241")]
         mask = 3 if 3 in found.mask_sides or not found.mask_sides else found.mask_sides[0]
         todo += [f"--problem conv2d {sizes} --mask {mask} {variant}"
-                 for variant in ([""] + found.conv if offered(exe, "conv2d") else [])
+                 for variant in ([""] + found.variations["conv2d"] if offered(exe, "conv2d") else [])
                  for sizes in ("--height 4194241 --width 1", "--height 1 --width 4194241")]
     elif mode == "boundary":  # C has 46341^2 = 2147488281 elements (8.6 GB), A and B are tiny
         todo = [f"--problem matmul -m 46341 -n 46341 -k 1 {variant}"
-                for variant in [""] + ["--mapping transposed"] * found.mapping]
+                for variant in [""] + found.product]
     else:
         todo = [f"{p} {args.args}"]
     if args.dry_run:
@@ -264,19 +275,19 @@ def tests(args):
         add(f"{target}.{check.replace('-', '_')}", me + [check, exe], ["cpu"], 300)
     if args.edition == "student":
         return  # the rest checks kernels: a student's unfinished kernels would fail them
-    # Every planted bug under the tool that must catch it; an executable that lists none, or
-    # whose --list-bugs fails, gets one test <target>.bughunt that fails.
-    code, out, _ = run([exe, "--list-bugs"], 60) if os.path.exists(exe) else (0, "", "")
-    bugs = [line.split("\t") for line in out.splitlines() if line.strip()]
+    # Every planted bug under the tool that must catch it; an executable that describes none, or
+    # no description at all, gets one test <target>.bughunt that fails.
+    code, out, _ = run([exe, "--describe"], 60, hide_device=True) if os.path.exists(exe) \
+        else (0, "", "")
+    try:
+        bugs = [(b["name"], b["tool"]) for b in json.loads(out)["bugs"]] if code == 0 else []
+    except (ValueError, KeyError, TypeError):
+        bugs = []
     if not os.path.exists(exe):
         add(f"{target}.bughunt.NOT_BUILT", [f"{target}.bughunt.NOT_BUILT"], ["bughunt"] + gpu, 3600)
-    elif code != 0 or not bugs:
+    elif not bugs:
         add(f"{target}.bughunt", me + ["bughunt", exe] + tools, ["bughunt"] + gpu, 3600)
     for bug in bugs:
-        if len(bug) < 3:
-            print(f"message(WARNING [==[{target} --list-bugs: not NAME<TAB>TOOL<TAB>summary: "
-                  f"{chr(9).join(bug)}]==])")
-            continue
         # The profiler reads the GPU's counters, which one process at a time may hold; the
         # harness's "uncaught-..." bugs are the correct kernel, which the tool must not catch:
         # their tests pass on that verdict alone, not on any other failure.

@@ -2,8 +2,8 @@
 """The checks of reliability.py against stand-ins for a chapter's executable, compute-sanitizer
 and ncu, so that they are tested without a GPU: each passes only when the executable behaves and
 the tool catches what it must, and skips where it cannot run. The stand-ins behave as the FAKE_*
-variables of each case say (read below), e.g. FAKE_NO_BUGS: --list-bugs prints nothing, and with
-"fails" it exits 1.
+variables of each case say (read below), e.g. FAKE_NO_BUGS: --describe lists no planted bug, and
+with "fails" it exits 1.
 """
 import os
 import stat
@@ -17,23 +17,26 @@ RELIABILITY = Path(__file__).resolve().parent / "reliability.py"
 
 EXECUTABLE = textwrap.dedent('''\
     #!/usr/bin/env python3
-    import os, sys
+    import json, os, sys
+    PROBLEMS = ["matmul", "minplus", "conv2d", "conv1d"]
     args = sys.argv[1:]
     env = os.environ
     taps = [int(count) for count in env.get("FAKE_TAPS", "").split(",") if count]
-    if args == ["--help"]:
-        print("usage: chapter [flags]")
-        print("  --mask K[xL]      conv2d mask, odd sides up to 63 (default 13x13)")
-        print("  --taps M          conv1d mask length" + (", compiled in: " + ", ".join(
-              map(str, taps)) + f" (default {taps[0]})" if taps else " (default 127)"))
-        if env.get("FAKE_LAUNCH_CHOICES"):
-            print("  --tile T          product tile width: 32, 16 (default 32)")
-            print("  --variant V       kernel variant: plain, dispatch (default plain)")
+    if args == ["--describe"]:
+        if env.get("FAKE_NO_BUGS") == "fails":
+            sys.exit(1)
+        products = ["matmul", "minplus"]
+        options = [{"flag": "--tile", "values": ["32", "16"], "problems": products},
+                   {"flag": "--variant", "values": ["plain", "dispatch"], "problems": products}]
+        print(json.dumps({
+            "schema": 1,
+            "problems": [{"name": p, "offered": True} for p in PROBLEMS],
+            "options": options if env.get("FAKE_LAUNCH_CHOICES") else [],
+            "sizes": {"mask_sides": None, "max_mask_side": 63, "taps": taps or None,
+                      "max_taps": None},
+            "bugs": [] if env.get("FAKE_NO_BUGS") == "" else [
+                {"name": "stale", "tool": "check", "problems": ["matmul"]}]}))
         sys.exit(0)
-    if args == ["--list-bugs"]:
-        if env.get("FAKE_NO_BUGS") != "":
-            print("stale\\tcheck\\ta stale value")
-        sys.exit(1 if env.get("FAKE_NO_BUGS") == "fails" else 0)
     def refuse(message, status):
         print("error: " + message, file=sys.stderr)
         sys.exit(status)
@@ -152,7 +155,7 @@ def main():
         expect("an unknown tool fails", folder, "hunt nsys", 1, "unknown tool")
         expect("an executable without planted bugs fails", folder, "bughunt", 1,
                "registers no planted bug", FAKE_NO_BUGS="")
-        expect("a failing --list-bugs fails", folder, "bughunt", 1, "--list-bugs exited 1",
+        expect("a failing --describe fails", folder, "bughunt", 1, "--describe' exited 1",
                FAKE_NO_BUGS="fails")
         expect("tests: a planted bug gets a test", folder, "tests --target=t --edition=solution",
                0, "add_test([==[t.bughunt.stale]==]")
@@ -178,7 +181,7 @@ def main():
         # --dry-run lists the command lines: every launch choice, the compiled tap counts.
         expect("sanitize: every tile in every kernel variant", folder,
                "sanitize --tool=memcheck --problem=matmul --dry-run", 0,
-               "--problem matmul -m 33 -n 65 -k 17 --variant dispatch --tile 16",
+               "--problem matmul -m 33 -n 65 -k 17 --tile 16 --variant dispatch",
                FAKE_LAUNCH_CHOICES=1)
         expect("edge sizes: the middle of the compiled tap counts", folder,
                "cases --mode=edge --problem=conv1d --dry-run", 0,

@@ -13,6 +13,7 @@
 
 import csv
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -30,10 +31,10 @@ SAMPLE = os.path.join(ROOT, "tests", "scripts", "data", "ncu_sample.csv")
 FAKE_EXECUTABLE = textwrap.dedent("""\
     #!/usr/bin/env python3
     import os, sys
-    if "--supports-table" in sys.argv:
-        print("| chapter | problems | matmul, minplus | conv2d | conv1d |")
-        print("| ---: | --- | --- | --- | --- |")
-        print("| 9 | matmul, conv2d | m, n, k from 1 | any | - |")
+    if "--describe" in sys.argv:
+        print('{"schema": 1, "problems": [{"name": "matmul", "offered": true}, '
+              '{"name": "minplus", "offered": false}, {"name": "conv2d", "offered": true}, '
+              '{"name": "conv1d", "offered": false}]}')
         sys.exit(0)
     if os.environ.get("FAKE_NO_DEVICE"):
         print("error: no CUDA device available (no CUDA-capable device is detected); this "
@@ -180,8 +181,10 @@ class WholeScript(unittest.TestCase):
         os.makedirs(self.build)
         executable = os.path.join(self.build, "ch09_fake_solution")
         write_executable(executable, FAKE_EXECUTABLE)
-        with open(os.path.join(self.build, "course_chapters.tsv"), "w") as manifest:
-            manifest.write(f"ch09\tfake\t{executable}\t{executable}\tch09_fake\n")
+        with open(os.path.join(self.build, "course_chapters.json"), "w") as manifest:
+            json.dump({"schema": 1, "chapters": [
+                {"label": "ch09", "number": 9, "folder": "09_fake", "student": executable,
+                 "solution": executable, "student_targets": ["ch09_fake"]}]}, manifest)
         ncu = os.path.join(self.folder, "ncu")
         write_executable(ncu, FAKE_NCU)
         metrics = [course_profile.base_name(m) for m in course_profile.ALL_METRICS]

@@ -4,7 +4,7 @@ README: --check fails when a row differs from what the executables print (a row 
 missing) or the markers are gone, and passes again once the table is regenerated; regenerating
 changes nothing outside the markers.
 
-    python3 tests/scripts/test_update_supports_table.py --manifest build/course_chapters.tsv
+    python3 tests/scripts/test_update_supports_table.py --build-dir build
 """
 
 import argparse
@@ -15,16 +15,16 @@ import tempfile
 import unittest
 
 from support import ROOT, call
-import course_chapters  # scripts/ is on the path through support
+import course_description  # scripts/ is on the path through support
 import readme_block
 import update_supports_table as supports
 
-MANIFEST = None  # set from the command line
+BUILD_DIR = None  # set from the command line
 BEGIN, END = readme_block.markers("supports")
 
 
 def run(*args):
-    return call(supports.main, ["--manifest", MANIFEST, *args])
+    return call(supports.main, ["--build-dir", BUILD_DIR, *args])
 
 
 class SupportsTableTest(unittest.TestCase):
@@ -32,7 +32,7 @@ class SupportsTableTest(unittest.TestCase):
         self.folder = tempfile.mkdtemp()
         self.readme = os.path.join(self.folder, "README.md")
         shutil.copyfile(os.path.join(ROOT, "README.md"), self.readme)
-        self.chapters = course_chapters.read_chapters(MANIFEST)
+        self.chapters = course_description.read_manifest(BUILD_DIR)
         self.table = supports.build_table(self.chapters)
 
     def tearDown(self):
@@ -53,7 +53,7 @@ class SupportsTableTest(unittest.TestCase):
         rows = self.table.splitlines()[2:]
         self.assertEqual(len(rows), len(self.chapters))
         for chapter, row in zip(self.chapters, rows):
-            self.assertTrue(row.startswith(f"| {chapter.number} | "), row)
+            self.assertTrue(row.startswith(f"| {chapter['number']} | "), row)
 
     def test_a_changed_row_fails_the_check_until_regenerated(self):
         lines = self.table.splitlines()
@@ -83,7 +83,7 @@ class SupportsTableTest(unittest.TestCase):
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
-    parser.add_argument("--manifest", required=True)
+    parser.add_argument("--build-dir", required=True)
     known, rest = parser.parse_known_args()
-    MANIFEST = os.path.abspath(known.manifest)
+    BUILD_DIR = os.path.abspath(known.build_dir)
     unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)

@@ -4,11 +4,11 @@
 
 #include "course/problems.hpp"
 #include "course/random.hpp"
-#include "course/thread_mapping.hpp"
 #include "course/usage_error.hpp"
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace course {
@@ -22,36 +22,59 @@ enum ExitStatus : int {
   kExitError = 4,        ///< a CUDA error, a request the device cannot meet, or a refused size
 };
 
+/// One launch choice that a chapter offers on its command line (a flag and a value from a list),
+/// declared once in the chapter's describe(): the parser takes and refuses its values from this,
+/// and `--help`, the README's table and `--describe` show it from this.
+struct ChapterOption {
+  std::string flag;                 ///< the flag, "--" and a word
+  std::string name;                 ///< what the value is, for tables: e.g. "tile width"
+  std::vector<std::string> values;  ///< the values it takes, the default first
+  std::vector<Problem> problems;    ///< the problems whose launchers it changes
+  std::string help;                 ///< one line for `--help`
+};
+
+/// A ChapterOption whose values are the numbers @p values (the default first).
+ChapterOption number_option(std::string flag, std::string name, const std::vector<int>& values,
+                            std::vector<Problem> problems, std::string help);
+
+/// The flag through which a chapter built in steps names the step (its kernel variant): a
+/// chapter declares it among its options; the driver and the ladder run a chapter "at its best"
+/// (Chapter::best_variant) through it.
+inline constexpr const char* kVariantFlag = "--variant";
+
 /// What a chapter's executable offers beyond the common flags.
 struct ChapterFlags {
-  std::vector<int> tiles;   ///< tile widths offered by `--tile`; empty: no `--tile`
-  std::vector<int> blocks;  ///< block widths offered by `--block`; empty: no `--block`
-  bool mapping = false;     ///< whether `--mapping coalesced|transposed` is offered
-  /// Kernel variants offered by `--variant`, the default first; empty: no `--variant`.
-  std::vector<std::string> variants;
-  bool signal_demo = false;  ///< whether `--signal-csv FILE` is offered
+  std::vector<ChapterOption> options;  ///< the chapter's launch choices, in the order shown
+  bool signal_demo = false;            ///< whether `--signal-csv FILE` is offered
   /// Square mask sides offered for conv2d; empty: any odd side up to kMaxMaskSide.
   std::vector<int> mask_sides;
   /// Tap counts compiled into conv1d (`--taps`), the default first; empty: any count, up to
   /// max_taps when that is set.
   std::vector<int> tap_counts;
   int max_taps = 0;  ///< largest conv1d mask length when tap_counts is empty; 0: no limit
+  /// Where the masks and tap counts that this chapter has not compiled can run, told when one is
+  /// refused, e.g. "a later chapter takes any size at run time"; empty: nothing is said.
+  std::string other_sizes;
   /// Names of the planted bugs `--bug` takes (course::Chapter::bugs fills it in); `--bug` is
   /// refused with the list (or with "plants no bugs") for any other name.
   std::vector<std::string> bugs;
-  /// The GPU the products need, in words, where that is more than TF32's compute capability 8.0
-  /// (chapter 7: a Hopper); empty: what the arithmetic needs.
-  std::string gpu_requirement;
+
+  /// The option of @p flag, or nullptr when the chapter does not offer it.
+  const ChapterOption* option(const std::string& flag) const;
 };
 
-/// The launch choices on the command line (`--tile`, `--block`, `--mapping`, `--variant`). A
-/// chapter's describe() binds each to the launchers that offer it as their trailing parameter
-/// (course::with_choice), or picks its launchers by the variant.
+/// The launch choices made on the command line (or filled in with the chapter's defaults by
+/// chosen_launch()), by flag. A chapter's describe() reads them to bind its launchers: a launcher
+/// that offers a choice takes it as its trailing parameter (course::with_choice).
 struct LaunchOptions {
-  int tile = 0;   ///< tile width of the matrix product; 0 = the chapter's default
-  int block = 0;  ///< block width of the convolutions; 0 = the chapter's default
-  ThreadMapping mapping = ThreadMapping::coalesced;  ///< thread-to-output mapping (chapter 1)
-  std::string variant;  ///< kernel variant (`--variant`); empty = the chapter's default
+  std::vector<std::pair<std::string, std::string>> chosen;  ///< (flag, value), in the order given
+
+  /// The value chosen for @p flag; "" when none.
+  std::string text(const std::string& flag) const;
+  /// The value chosen for @p flag as a number; 0 when none.
+  int number(const std::string& flag) const;
+  /// Chooses @p value for @p flag, in place of any earlier choice.
+  void set(const std::string& flag, const std::string& value);
 };
 
 /// Parsed command line. Defaults are the benchmark sizes of the course.
@@ -66,16 +89,17 @@ struct Options {
   int mask_cols = 13;                 ///< conv2d mask columns (odd)
   int signal_length = 1 << 24;        ///< conv1d signal samples (set by -n as well)
   int taps = 127;                     ///< conv1d mask length (see parse_options)
-  LaunchOptions launch;               ///< tile, block, mapping, variant
+  LaunchOptions launch;               ///< the chapter's launch choices
   int warmup = 2;                     ///< untimed runs before timing
   int reps = 10;                      ///< timed runs
   std::uint64_t seed = kDefaultSeed;  ///< seed of the random inputs
   bool check = true;                  ///< compare with the CPU reference
   bool compare = true;                ///< time the previous chapter's solution too, for a speedup
   bool csv = false;                   ///< print CSV lines instead of the human report
+  bool json = false;                  ///< print one JSON object per run instead of the report
+  bool describe = false;              ///< print the chapter's description as JSON and exit
   bool help = false;                  ///< print usage and exit
   bool list_exercises = false;        ///< print the chapter's exercises and exit
-  bool supports_table = false;        ///< print what the chapter takes as Markdown and exit
   bool list_bugs = false;             ///< print the planted bugs (name, tool, summary) and exit
   std::string bug;                    ///< planted bug to run in place of the chapter's kernels
   std::string signal_csv;             ///< conv1d demo: write the signal and its filtered copy
@@ -83,7 +107,7 @@ struct Options {
 
 /// Parses @p argc / @p argv against the common flags and @p flags. Throws UsageError on any bad
 /// value (negative, zero, non-numeric, overflowing, empty, an even mask, a mask or tap count not
-/// compiled in, a tile, a variant or a planted bug that is not offered, an unknown flag), and on
+/// compiled in, a launch choice or a planted bug that is not offered, an unknown flag), and on
 /// `--bug` together with a launch choice or `--signal-csv` (a planted bug runs its own launch).
 /// Without `--taps`, the taps are the first of ChapterFlags::tap_counts where the chapter has them.
 Options parse_options(int argc, const char* const* argv, const ChapterFlags& flags);

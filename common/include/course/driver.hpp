@@ -5,8 +5,8 @@
 /// A chapter describes itself once: its launch.cuh ends with `inline course::Chapter describe()`
 /// in namespace chNN (after including its bug_hunt.cuh), which fills in
 ///  - its number and title (make_chapter());
-///  - Chapter::launchers: its launchers as a function of the launch choices (`--tile`, `--block`,
-///    `--mapping`, `--variant`); a launcher takes its choice as a trailing parameter, bound with
+///  - Chapter::launchers: its launchers as a function of the launch choices its options offer
+///    (ChapterFlags::options); a launcher takes its choice as a trailing parameter, bound with
 ///    with_choice(), and a chapter built in steps picks the step with chosen_step();
 ///  - Chapter::flags: the choices offered and the sizes compiled in; Chapter::exercises (its
 ///    kExercises); Chapter::missing_reasons; Chapter::bugs (at least one planted bug);
@@ -53,6 +53,75 @@ struct PlantedBug {
   ProblemSet launchers;
 };
 
+/// One of a chapter's instruments applied to the student's kernels (`--describe` lists them as
+/// "checks"; docs/pages/tools.md says how each tool is judged). An exercise is done only when
+/// every check whose problems include its problem holds.
+struct Check {
+  std::string id;  ///< unique within the chapter, e.g. "memcheck" or "sass-LDGSTS"
+  /// memcheck, racecheck or synccheck (compute-sanitizer finds nothing), spills (no kernel of the
+  /// run uses local memory), sass (the instruction is in the kernels' machine code), ncu (the
+  /// metric is at most max_ratio times the solution's on the same arguments) or rate (the
+  /// student's rate as a share of the solution's, graded by grades).
+  std::string tool;
+  std::vector<std::string> problems;  ///< the problems whose exercises the check judges
+  /// The executable's whole command line for the check (it names the problems with --problem).
+  std::vector<std::string> args;
+  std::string hint;            ///< what to read when it fails: exercises, lesson, hint command
+  std::string instruction;     ///< sass: the SASS mnemonic that must appear, e.g. "LDGSTS"
+  std::string kernel;          ///< sass, spills: a regular expression for the kernels it concerns
+  std::string metric;          ///< ncu: the metric compared with the solution's
+  double max_ratio = 0;        ///< ncu: the largest ratio of the student's metric to the solution's
+  std::vector<double> grades;  ///< rate: the shares of the solution's rate of each grade
+};
+
+/// A Predict question of the lesson (the question stays in the lesson): the runs that measure
+/// the answer and what of them to show.
+struct Prediction {
+  std::string id;  ///< e.g. "5.1": the chapter and the question's place in the lesson
+  /// The command lines of the executable that measure it, one per run (often two steps compared).
+  std::vector<std::vector<std::string>> runs;
+  /// What to show of each run: "time", "rate", "speedup" or "ncu" (the metrics below).
+  std::vector<std::string> show;
+  std::vector<std::string> metrics;  ///< ncu metrics to collect, when show has "ncu"
+  std::string kernel;                ///< ncu: a regular expression for the kernel to profile
+};
+
+/// The words of @p text split at spaces, e.g. a command line for Check::args.
+std::vector<std::string> words(const std::string& text);
+
+/// Nsight Compute's count of bank conflicts of shared-memory loads, for ncu checks.
+inline constexpr const char* kBankConflictMetric =
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
+
+/// The shares of the solution's rate at which a student's rate earns one, two and three stars.
+inline const std::vector<double> kRateGrades = {0.5, 0.8, 0.95};
+
+/// A compute-sanitizer check (@p tool: memcheck, racecheck or synccheck) of one checked run with
+/// @p args (a quick run is appended: no warm-up, one timed run, no comparison). Its id is @p id,
+/// or the tool's name.
+Check sanitizer_check(const std::string& tool, std::vector<std::string> problems,
+                      const std::string& args, const std::string& hint, std::string id = "");
+/// No kernel matching @p kernel uses local memory (a stack frame or spills).
+Check spills_check(std::vector<std::string> problems, const std::string& args,
+                   const std::string& kernel, const std::string& hint);
+/// The SASS of the kernels matching @p kernel holds @p instruction.
+Check sass_check(const std::string& instruction, const std::string& kernel,
+                 std::vector<std::string> problems, const std::string& hint);
+/// The ncu @p metric of a run with @p args is at most @p max_ratio times the solution's.
+Check ncu_check(const std::string& id, const std::string& metric, double max_ratio,
+                std::vector<std::string> problems, const std::string& args,
+                const std::string& hint);
+/// The student's rate with @p args as a share of the solution's, graded by kRateGrades.
+Check rate_check(std::vector<std::string> problems, const std::string& args,
+                 const std::string& hint);
+
+/// What GPU a chapter's kernels need, beyond any the course runs on.
+struct GpuRequirement {
+  std::string text;                    ///< in words; "" when any CUDA GPU will do
+  std::string min_compute_capability;  ///< e.g. "8.0"; "" when any
+  bool needs_sm90a = false;            ///< whether the build must include sm_90a code
+};
+
 /// What a chapter's executable knows about its chapter.
 struct Chapter {
   int number = 0;            ///< chapter number, 1 to 7
@@ -73,7 +142,7 @@ struct Chapter {
   std::string missing_reasons[4];
   /// The chapter's planted bugs (`--bug NAME`, `--list-bugs`); every chapter has at least one.
   std::vector<PlantedBug> bugs;
-  /// The variant (one of flags.variants) that shows the chapter at its best, when that is not the
+  /// The `--variant` value that shows the chapter at its best, when that is not the
   /// default (chapter 3: "dispatch"); empty otherwise. The ladder runs it beside the default, and
   /// the next chapter compares itself with it.
   std::string best_variant;
@@ -81,6 +150,9 @@ struct Chapter {
   /// every GPU the course runs on can (chapter 7 needs a Hopper). The ladder skips a chapter that
   /// refuses, saying why; the executable's launchers refuse with the same line.
   std::function<std::string()> gpu_refusal;
+  GpuRequirement gpu;                   ///< the GPU the kernels need (`--describe`, `--help`)
+  std::vector<Check> checks;            ///< the instruments applied to the student's kernels
+  std::vector<Prediction> predictions;  ///< the lesson's Predict questions and their runs
 };
 
 /// Whether @p tool names a way to catch a planted bug: check, memcheck, racecheck, synccheck,
@@ -159,9 +231,19 @@ std::vector<std::string> step_names(const StepName (&steps)[Count]) {
   return names;
 }
 
-/// Chapter::missing_reasons of a chapter whose kernels run on tensor cores (chapters 6 and 7):
-/// they offer matmul only, and say which earlier chapter runs each other problem.
-void leave_to_earlier_chapters(Chapter& tensor_core_chapter);
+/// The `--variant` option of a chapter built in steps: the names of @p steps (the chapter's kSteps,
+/// the default first), for the launchers of @p problems.
+template <typename StepName, std::size_t Count>
+ChapterOption step_option(const StepName (&steps)[Count], std::vector<Problem> problems,
+                          std::string help) {
+  return {kVariantFlag, "kernel variant", step_names(steps), std::move(problems), std::move(help)};
+}
+
+/// Chapter::missing_reasons of a chapter whose kernels run on tensor cores: it offers matmul only,
+/// and says that chapter @p minplus_chapter runs minplus and @p convolution_chapter the
+/// convolutions.
+void leave_to_earlier_chapters(Chapter& tensor_core_chapter, int minplus_chapter,
+                               int convolution_chapter);
 
 /// The launch choices a report shows for @p problem in a chapter with @p flags, e.g. "tile=32"
 /// or "tile=32 variant=dispatch".
