@@ -1,0 +1,258 @@
+"""Stand-ins for a chapter's executables and for the tools that judge them (ctest,
+compute-sanitizer, cuobjdump, ncu), shared by the tests of scripts/progress.py, grade.py and
+predict.py. Each stand-in does what its environment variables say, so that a test can plant one
+mistake at a time and see the right criterion catch it:
+
+  FAKE_DESCRIBE           the file `--describe` prints
+  FAKE_<PROBLEM>          pass, all-wrong, some-wrong, no-device: the executable's check
+  FAKE_RATE_STUDENT, FAKE_RATE_SOLUTION   the rate each edition reports (default 10)
+  FAKE_DEVICE             the device the run reports (default FAKE GPU)
+  FAKE_LOCAL              local bytes the run reports for its kernel (default 0)
+  FAKE_SANITIZER_<TOOL>   clean or errors
+  FAKE_RES_USAGE, FAKE_SASS   the files cuobjdump -res-usage and -sass print
+  FAKE_NCU_STUDENT, FAKE_NCU_SOLUTION   the metric ncu reports (or "locked": ERR_NVGPUCTRPERM)
+  FAKE_JUNIT              the results ctest writes (none: every test passes)
+  FAKE_LOG                where every stand-in appends its command line
+"""
+
+import json
+import os
+import textwrap
+
+from support import write_executable
+
+MANGLED = {  # the chapter-9 kernels the stand-ins know, by readable name
+    "plus": "_ZN4ch0914product_kernelIN6course9PlusTimesEEEvPKfS4_Pfiiiii",
+    "min": "_ZN4ch0914product_kernelIN6course7MinPlusEEEvPKfS4_Pfiiiii",
+    "conv2d": "_ZN4ch0913conv2d_kernelILi0ELi0EEEvPKfiiS2_iiPf",
+    "bug": "_ZN4ch093bug14product_kernelIN6course9PlusTimesEEEvPKfS5_Pfiiiii",
+}
+TOOLS = ("cuobjdump", "ncu", "compute_sanitizer")
+
+EXECUTABLE = textwrap.dedent('''\
+    #!/usr/bin/env python3
+    import os, sys
+    args = sys.argv[1:]
+    with open(os.environ["FAKE_LOG"], "a") as log:
+        log.write(" ".join([os.path.basename(sys.argv[0])] + args) + "\\n")
+    if args == ["--describe"]:
+        print(open(os.environ["FAKE_DESCRIBE"]).read())
+        sys.exit(0)
+    problem = args[args.index("--problem") + 1] if "--problem" in args else "matmul"
+    mode = os.environ.get("FAKE_" + problem.upper(), "pass")
+    if mode == "no-device":
+        print("error: no CUDA device available (no CUDA-capable device is detected); this "
+              "executable needs an NVIDIA GPU", file=sys.stderr)
+        sys.exit(3)
+    edition = "solution" if sys.argv[0].endswith("_solution") else "student"
+    rate = os.environ.get("FAKE_RATE_" + edition.upper(), "10")
+    kernels = {"matmul": "ch09::product_kernel<course::PlusTimes>",
+               "minplus": "ch09::product_kernel<course::MinPlus>",
+               "conv2d": "ch09::conv2d_kernel<0, 0>", "conv1d": "ch09::conv1d_kernel"}
+    sizes = {"matmul": "m=4096 n=4096 k=4096", "minplus": "m=4096 n=4096 k=4096",
+             "conv2d": "image 37x29 mask 13x13", "conv1d": "n=100 taps=7"}[problem]
+    wrong = {"pass": 0, "all-wrong": 100, "some-wrong": 7}[mode]
+    status = "FAIL" if wrong else "PASS"
+    print("device,chapter,edition,problem,variant,sizes,median_ms,min_ms,max_ms,runs,rate,"
+          "rate_unit,peak_percent,previous_ms,speedup,kernel,registers,static_shared_bytes,"
+          "dynamic_shared_bytes,local_bytes,threads_per_block,blocks_per_sm,status,compared,"
+          "mismatches,nans,worst_abs_error")
+    print(",".join([os.environ.get("FAKE_DEVICE", "FAKE GPU"), "9", edition, problem, "",
+                    sizes, "0.5", "0.5", "0.5", "1", "" if wrong else rate, "TFLOP/s",
+                    "", "0", "", '"' + kernels[problem] + '"', "64", "0", "0",
+                    os.environ.get("FAKE_LOCAL", "0"), "256", "2", status, "100", str(wrong),
+                    "0", "0"]))
+    sys.exit(1 if wrong else 0)
+''')
+
+SANITIZER = textwrap.dedent('''\
+    #!/usr/bin/env python3
+    import os, sys
+    args = sys.argv[1:]
+    with open(os.environ["FAKE_LOG"], "a") as log:
+        log.write("compute-sanitizer " + " ".join(args) + "\\n")
+    tool = args[args.index("--tool") + 1]
+    if os.environ.get("FAKE_SANITIZER_" + tool.upper(), "clean") == "clean":
+        print("========= COMPUTE-SANITIZER")
+        print("========= ERROR SUMMARY: 0 errors")
+        sys.exit(0)
+    print("========= COMPUTE-SANITIZER")
+    if tool == "racecheck":
+        print("========= Error: Race reported between Write access at ch09::product_kernel+0x90")
+        print("========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)")
+    else:
+        print("========= Invalid __global__ read of size 4 bytes")
+        print("=========     at ch09::product_kernel+0x2d0")
+        print("========= ERROR SUMMARY: 1 error")
+    sys.exit(99)
+''')
+
+CUOBJDUMP = textwrap.dedent('''\
+    #!/usr/bin/env python3
+    import os, sys
+    what = {"-res-usage": "FAKE_RES_USAGE", "-sass": "FAKE_SASS"}[sys.argv[1]]
+    print(open(os.environ[what]).read())
+''')
+
+NCU = textwrap.dedent('''\
+    #!/usr/bin/env python3
+    import os, sys
+    args = sys.argv[1:]
+    with open(os.environ["FAKE_LOG"], "a") as log:
+        log.write("ncu " + " ".join(args) + "\\n")
+    metric = args[args.index("--metrics") + 1]
+    executable = args[args.index(metric) + 1]
+    edition = "SOLUTION" if executable.endswith("_solution") else "STUDENT"
+    value = os.environ.get("FAKE_NCU_" + edition, "0")
+    if value == "locked":
+        print("==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA "
+              "GPU Performance Counters on the target device 0.")
+        sys.exit(1)
+    print("==PROF== Connected to process")
+    print('"ID","Kernel Name","' + metric + '"')
+    print('"","",""')
+    print('"0","ch09::product_kernel<course::PlusTimes>","' + value + '"')
+''')
+
+CTEST = textwrap.dedent('''\
+    #!/bin/sh
+    echo "ctest $* COURSE_CHECK=$COURSE_CHECK" >>"$FAKE_LOG"
+    while [ "$1" != --output-junit ]; do shift; done
+    if [ -n "$FAKE_JUNIT" ]; then cp "$FAKE_JUNIT" "$2"; exit 8; fi
+    printf '<testsuite tests="1"><testcase name="test_ch09:ch09 products" status="run"/></testsuite>' >"$2"
+''')
+
+
+def res_usage(stack=0):
+    """cuobjdump -res-usage of a chapter-9 executable: the product kernels with @p stack bytes of
+    stack frame, and the bug hunt's kernel, which may spill (it is not the student's)."""
+    lines = ["Resource usage:", " Common:", "  GLOBAL:0"]
+    for key in ("plus", "min", "conv2d", "bug"):
+        frame = stack if key in ("plus", "min") else 64 if key == "bug" else 0
+        lines += [f" Function {MANGLED[key]}:",
+                  f"  REG:128 STACK:{frame} SHARED:0 LOCAL:0 CONSTANT[0]:564 TEXTURE:0 "
+                  "SURFACE:0 SAMPLER:0"]
+    return "\n".join(lines) + "\n"
+
+
+# The main loop of a product kernel, as cuobjdump -sass prints it: the stores of the batch that
+# the previous trip loaded, then the next trip's loads, a barrier, the 128-bit shared loads and the
+# FMAs, a barrier, and the branch back.
+PREFETCH_LOOP = [("LDG.E.128.CONSTANT R28, desc[UR8][R6.64]", 0x210),
+                 ("STS.128 [R6], R28", 0x850), ("STS.128 [R7], R24", 0x870),
+                 ("BAR.SYNC.DEFER_BLOCKING 0x0", 0x880),
+                 ("@!P0 LDG.E.128.CONSTANT R28, desc[UR8][R48.64]", 0x8f0),
+                 ("LDS.128 R32, [R13]", 0x900),
+                 ("@!P0 LDG.E.128.CONSTANT R24, desc[UR8][R48.64]", 0x970),
+                 ("FFMA R64, R32, R36, R64", 0x980),
+                 ("BAR.SYNC.DEFER_BLOCKING 0x0", 0x1a50), ("@!P0 BRA 0x850", 0x1a60),
+                 ("EXIT", 0x1a70)]
+
+
+def sass(loop=None, shared_load="LDS.128", copy="LDGSTS.E.BYPASS.LTC128B.128"):
+    """cuobjdump -sass of a chapter-9 executable: every kernel with @p loop (instruction,
+    address), its shared loads made @p shared_load, plus one @p copy."""
+    loop = loop or PREFETCH_LOOP
+    body = [(text.replace("LDS.128", shared_load), address) for text, address in loop]
+    body.insert(1, (f"{copy} [R3], desc[UR4][R4.64]", 0x220))
+    out = ["\tcode for sm_90"]
+    for key in ("plus", "min", "conv2d", "bug"):
+        out += [f"\t\tFunction : {MANGLED[key]}",
+                '\t.headerflags\t@"EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"']
+        out += [f"        /*{address:04x}*/                   {text} ;"
+                "                                  /* 0x000fe20003800000 */"
+                for text, address in sorted(body, key=lambda entry: entry[1])]
+    return "\n".join(out) + "\n"
+
+
+# The loop of a "prefetch" that prefetches nothing: each trip loads its batch and stores it at once.
+SAME_TRIP_LOOP = [("LDG.E.128.CONSTANT R40, desc[UR8][R86.64]", 0x750),
+                  ("LDG.E.128.CONSTANT R44, desc[UR8][R84.64]", 0x760),
+                  ("STS.128 [R9], R40", 0x7b0), ("STS.128 [R10], R44", 0x7c0),
+                  ("BAR.SYNC.DEFER_BLOCKING 0x0", 0x7d0), ("LDS.128 R24, [R11]", 0x7e0),
+                  ("FFMA R64, R24, R28, R64", 0x800),
+                  ("BAR.SYNC.DEFER_BLOCKING 0x0", 0x18e0), ("@!P0 BRA 0x750", 0x18f0),
+                  ("EXIT", 0x1900)]
+
+CHECKS = [
+    {"id": "memcheck", "tool": "memcheck", "problems": ["matmul", "minplus", "conv2d"],
+     "args": ["-m", "67", "-n", "45", "-k", "33"], "hint": "exercise 9.1 / scripts/hint.sh 9.1"},
+    {"id": "racecheck", "tool": "racecheck", "problems": ["matmul", "minplus"],
+     "args": ["-m", "67", "-n", "45", "-k", "33"], "hint": "scripts/hint.sh 9.1"},
+    {"id": "no-spills", "tool": "spills", "problems": ["matmul", "minplus", "conv2d"],
+     "args": [], "hint": "scripts/hint.sh 9.1"},
+    {"id": "sass-LDS.128", "tool": "sass", "instruction": "LDS.128",
+     "problems": ["matmul", "minplus"], "kernel": "^ch09::product_kernel<", "args": [],
+     "hint": "the lesson's 128-bit loads / scripts/hint.sh 9.1"},
+    {"id": "sass-LDGSTS", "tool": "sass", "instruction": "LDGSTS",
+     "problems": ["matmul", "minplus"], "args": [], "hint": "scripts/hint.sh 9.1"},
+    {"id": "prefetch", "tool": "sass", "order": "prefetch", "problems": ["matmul", "minplus"],
+     "kernel": "^ch09::product_kernel<", "args": [], "hint": "scripts/hint.sh 9.1"},
+    {"id": "bank-conflicts", "tool": "ncu",
+     "metric": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "max_ratio": 1.5,
+     "problems": ["matmul", "minplus"], "args": ["-m", "1024", "-n", "1024", "-k", "1024"],
+     "hint": "scripts/hint.sh 9.1"},
+    {"id": "rate", "tool": "rate", "problems": ["matmul", "minplus", "conv2d"],
+     "args": ["-m", "4096", "-n", "4096", "-k", "4096"], "grades": [0.5, 0.8, 0.95],
+     "hint": "scripts/hint.sh 9.1"},
+]
+
+
+def description(checks=None, predictions=None):
+    return {
+        "schema": 1, "chapter": 9, "slug": "09_fake_chapter", "label": "ch09",
+        "title": "a fake chapter", "edition": "student",
+        "kernels_file": "chapters/09_fake_chapter/kernels.cuh",
+        "exercises": [
+            {"id": "9.1", "problem": "matmul", "problems": ["matmul", "minplus"],
+             "task": "the product"},
+            {"id": "9.2", "problem": "conv2d", "problems": ["conv2d"], "task": "the mask"}],
+        "checks": CHECKS if checks is None else checks,
+        "predictions": predictions or [],
+    }
+
+
+class FakeCourse:
+    """A build folder in @p folder whose chapter 9 is the stand-in, with the stand-in tools in
+    folder/bin; env() is the environment that runs them, with the modes of @p modes."""
+
+    def __init__(self, folder, solution=True, name="build", describe=None):
+        self.folder, self.bin = folder, os.path.join(folder, "bin")
+        os.makedirs(self.bin, exist_ok=True)
+        self.build = os.path.join(folder, name)
+        os.makedirs(self.build, exist_ok=True)
+        self.student = os.path.join(self.build, "ch09_fake_chapter")
+        write_executable(self.student, EXECUTABLE)
+        if solution:
+            write_executable(self.student + "_solution", EXECUTABLE)
+        for tool, text in (("compute-sanitizer", SANITIZER), ("cuobjdump", CUOBJDUMP),
+                           ("ncu", NCU), ("ctest", CTEST)):
+            write_executable(os.path.join(self.bin, tool), text)
+        with open(os.path.join(self.build, "course_chapters.tsv"), "w", encoding="utf-8") as out:
+            out.write(f"ch09\tfake_chapter\t{self.student}\t{self.student}_solution\t"
+                      "test_ch09,ch09_fake_chapter\n")
+        self.log = os.path.join(folder, "log.txt")
+        self.files = {}
+        self.write("FAKE_DESCRIBE", json.dumps(describe or description()))
+        self.write("FAKE_RES_USAGE", res_usage())
+        self.write("FAKE_SASS", sass())
+
+    def write(self, variable, text):
+        path = os.path.join(self.folder, variable.lower() + ".txt")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        self.files[variable] = path
+
+    def env(self, **modes):
+        """The environment of a run: FAKE_<KEY> for each mode, or the tool variable for a key of
+        TOOLS ("": progress.py does without that tool)."""
+        env = dict(os.environ, PATH=self.bin + os.pathsep + os.environ["PATH"],
+                   FAKE_LOG=self.log, CUDA_HOME=self.folder)
+        env.update(self.files)
+        for key, value in modes.items():  # a tool's name: where progress.py finds it
+            env[key.upper() if key in TOOLS else f"FAKE_{key.upper()}"] = str(value)
+        return env
+
+    def logged(self):
+        with open(self.log, encoding="utf-8") as handle:
+            return handle.read()
