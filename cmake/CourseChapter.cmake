@@ -11,10 +11,13 @@
 # Every chapter also joins:
 #   student_editions        a target that builds every student executable and its tests
 #                           (scripts/progress.sh builds it)
-#   <build>/course_chapters.tsv   one tab-separated line per chapter: chNN, slug, the student
-#                           executable, the solution executable and the student's targets
-#                           (comma-separated); scripts/progress.sh and
-#                           scripts/update_supports_table.py read it instead of a list of their own
+#   <build>/course_chapters.json  the build's chapters, in order: for each, its label (chNN), its
+#                           number, its folder name (NN_slug), its student and solution
+#                           executables and the targets that build the student's edition. The
+#                           tools take the list of chapters from it and everything else about a
+#                           chapter from `<executable> --describe` (docs/pages/tools.md).
+#   <build>/course_chapters.tsv   the same list, tab-separated (chNN, slug, student executable,
+#                           solution executable, student targets comma-separated)
 set(COURSE_DEFAULT_SMOKE_ARGS -m 67 -n 45 -k 33 --height 37 --width 29 --mask 5x3
     --taps 7 --warmup 1 --reps 2)
 
@@ -76,6 +79,10 @@ function(course_add_chapter)
   endforeach()
   list(APPEND student_targets ${label}_${CH_SLUG})
   add_dependencies(student_editions ${student_targets})
+  list(JOIN student_targets "\", \"" json_targets)
+  math(EXPR number "${CH_NUMBER}")
+  set_property(GLOBAL APPEND PROPERTY COURSE_CHAPTER_JSON
+    "    {\"label\": \"${label}\", \"number\": ${number}, \"folder\": \"${dir}\", \"student\": \"$<TARGET_FILE:${label}_${CH_SLUG}>\", \"solution\": \"$<TARGET_FILE:${label}_${CH_SLUG}_solution>\", \"student_targets\": [\"${json_targets}\"]}")
   list(JOIN student_targets "," student_targets)
   set_property(GLOBAL APPEND PROPERTY COURSE_CHAPTER_MANIFEST
     "${label}\t${CH_SLUG}\t$<TARGET_FILE:${label}_${CH_SLUG}>\t$<TARGET_FILE:${label}_${CH_SLUG}_solution>\t${student_targets}")
@@ -101,13 +108,18 @@ endfunction()
 
 add_custom_target(student_editions)
 set_property(GLOBAL PROPERTY COURSE_CHAPTER_MANIFEST "")
+set_property(GLOBAL PROPERTY COURSE_CHAPTER_JSON "")
 
-# Writes <build>/course_chapters.tsv once every chapter has been added (deferred to the end of the
+# Writes <build>/course_chapters.json and .tsv once every chapter has been added (deferred to the end of the
 # top-level CMakeLists.txt).
 function(_course_write_chapter_manifest)
   get_property(lines GLOBAL PROPERTY COURSE_CHAPTER_MANIFEST)
   list(JOIN lines "\n" content)
   file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/course_chapters.tsv CONTENT "${content}\n")
+  get_property(entries GLOBAL PROPERTY COURSE_CHAPTER_JSON)
+  list(JOIN entries ",\n" content)
+  file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/course_chapters.json
+       CONTENT "{\n  \"schema\": 1,\n  \"chapters\": [\n${content}\n  ]\n}\n")
 endfunction()
 cmake_language(DEFER CALL _course_write_chapter_manifest)
 

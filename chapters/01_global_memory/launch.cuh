@@ -10,6 +10,8 @@
 #include <cuda_runtime.h>
 
 #include <iterator>
+#include <string>
+#include <vector>
 
 #include "bug_hunt.cuh"
 #include "course/driver.hpp"
@@ -107,6 +109,33 @@ inline course::Chapter describe() {
   const course::ProductLauncher edge = [](const float* A, const float* B, float* C, int m, int n,
                                           int k, cudaStream_t stream) {
     launch_product(matmul_edge_kernel, A, B, C, m, n, k, stream, course::ThreadMapping::coalesced);
+  };
+  // The chapter's instruments on the student's kernels: bounds, and the rate.
+  const std::vector<std::string> all = {"matmul", "minplus", "conv2d", "conv1d"};
+  const std::string every = "--problem matmul,minplus,conv2d,conv1d";
+  const std::string awkward = " -m 33 -n 65 -k 17 --height 37 --width 29 --mask 5x3 --taps 37";
+  chapter.checks = {
+      course::sanitizer_check("memcheck", all, every + awkward,
+                              "a read or write outside an array: the bounds test of exercises "
+                              "1.5 to 1.9 (scripts/hint.sh 1.5)"),
+      course::sanitizer_check("memcheck", {"matmul", "minplus"},
+                              "--problem matmul,minplus --mapping transposed" + awkward,
+                              "the transposed mapping reads outside C: exercise 1.5, which "
+                              "element a thread owns (scripts/hint.sh 1.5)",
+                              "memcheck-transposed"),
+      course::rate_check(all, every,
+                         "slower than the solution: the coalescing section of the lesson, and "
+                         "which index consecutive threads walk in exercise 1.5"),
+  };
+  const std::string ncu_size = "--problem matmul -m 1024 -n 1024 -k 1024 --warmup 0 --reps 1";
+  chapter.predictions = {
+      {"1.1",
+       {course::words(ncu_size), course::words(ncu_size + " --mapping transposed")},
+       {"ncu"},
+       {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "dram__bytes_read.sum",
+        "gpu__time_duration.sum"},
+       "matmul_kernel"},
   };
   chapter.bugs = {{"edge",
                    "memcheck",

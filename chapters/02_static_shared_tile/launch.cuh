@@ -178,6 +178,46 @@ inline course::Chapter describe() {
       launch_tiles(kernel, kTiles[0], A, B, C, m, n, k, stream);
     };
   };
+  // The chapter's instruments on the student's kernels: bounds, barriers, bank conflicts, rate.
+  const std::vector<std::string> all = {"matmul", "minplus", "conv2d", "conv1d"};
+  const std::vector<std::string> products = {"matmul", "minplus"};
+  const std::string every = "--problem matmul,minplus,conv2d,conv1d";
+  const std::string awkward = " -m 67 -n 45 -k 33 --height 37 --width 29 --mask 5 --taps 63";
+  const std::string barriers =
+      "a thread reads shared memory that another may still write, or a barrier not every thread "
+      "reaches: the barriers of exercises 2.2, 2.3, 2.5 and 2.7 (scripts/hint.sh 2.2)";
+  chapter.checks = {
+      course::sanitizer_check("memcheck", all, every + awkward,
+                              "a read or write outside an array: the identity outside the matrix "
+                              "(2.1) and the halo (2.4, 2.6) (scripts/hint.sh 2.1)"),
+      course::sanitizer_check("memcheck", products, "--problem matmul,minplus --tile 16" + awkward,
+                              "the 16 x 16 tiles read outside an array: exercise 2.1 must "
+                              "follow the tile width (scripts/hint.sh 2.1)",
+                              "memcheck-tile16"),
+      course::sanitizer_check("racecheck", all, every + awkward, barriers),
+      course::sanitizer_check("synccheck", all, every + awkward, barriers),
+      course::ncu_check("bank-conflicts", course::kBankConflictMetric, 1.5, products,
+                        "--problem matmul -m 1024 -n 1024 -k 1024",
+                        "more bank conflicts than the solution: the lesson's section on banks, "
+                        "and how exercise 2.3 reads the B tile (scripts/hint.sh 2.3)"),
+      course::rate_check(all, every,
+                         "slower than the solution: how many times each tile entry is loaded "
+                         "from global memory (exercise 2.2) and the bank conflicts"),
+  };
+  const std::string product_1024 =
+      "--problem matmul -m 1024 -n 1024 -k 1024 --warmup 0 --reps 1 --no-compare";
+  chapter.predictions = {
+      {"2.1",
+       {course::words(product_1024), course::words("--problem matmul")},
+       {"ncu", "speedup"},
+       {"smsp__inst_executed_op_global_ld.sum"},
+       "product_kernel"},
+      {"2.2",
+       {course::words(product_1024)},
+       {"ncu"},
+       {course::kBankConflictMetric, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"},
+       "product_kernel"},
+  };
   chapter.bugs = {{"barrier",
                    "racecheck",
                    "the tiled product's result can depend on how the warps are scheduled",

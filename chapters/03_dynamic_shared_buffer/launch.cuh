@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include "bug_hunt.cuh"
 #include "course/cuda_check.hpp"
@@ -260,6 +261,41 @@ inline course::Chapter describe() {
   const course::Conv1dLauncher defective_conv1d = [](const float* a, int n, const float* b, int m,
                                                      float* y, cudaStream_t stream) {
     launch_conv1d(bug::conv1d_kernel, a, n, b, m, y, stream);
+  };
+  // The chapter's instruments on the student's kernels: bounds, barriers and carving, rate.
+  const std::vector<std::string> all = {"matmul", "minplus", "conv2d", "conv1d"};
+  const std::string every = "--problem matmul,minplus,conv2d,conv1d";
+  const std::string awkward = " -m 67 -n 45 -k 33 --height 37 --width 29 --mask 5x3 --taps 37";
+  const std::string carving =
+      "two arrays of the buffer overlap, or a barrier is missing: the carving of exercises 3.1, "
+      "3.3 and 3.4 and the size of 3.2 (scripts/hint.sh 3.1)";
+  chapter.checks = {
+      course::sanitizer_check("memcheck", all, every + awkward,
+                              "a read or write outside an array or past the buffer: the sizes "
+                              "and offsets of exercises 3.1 to 3.4 (scripts/hint.sh 3.2)"),
+      course::sanitizer_check("memcheck", {"matmul", "minplus", "conv2d"},
+                              "--problem matmul,minplus,conv2d --tile 8 --block 8" + awkward,
+                              "8-wide tiles or blocks go past the buffer: the offsets must follow "
+                              "the run-time width (scripts/hint.sh 3.1)",
+                              "memcheck-width8"),
+      course::sanitizer_check("memcheck", {"conv2d"},
+                              "--problem conv2d --height 70 --width 70 --mask 63",
+                              "the largest mask goes past the buffer: the halo of exercise 3.3 "
+                              "(scripts/hint.sh 3.3)",
+                              "memcheck-mask63"),
+      course::sanitizer_check("racecheck", all, every + awkward, carving),
+      course::sanitizer_check("synccheck", all, every + awkward, carving),
+      course::rate_check(all, every + " --variant dispatch",
+                         "slower than the solution: the lesson's section on what the run-time "
+                         "sizes cost"),
+  };
+  chapter.predictions = {
+      {"3.1",
+       {course::words("--problem matmul --tile 32"), course::words("--problem matmul --tile 8"),
+        course::words("--problem conv1d --taps 4096")},
+       {"kernel"},
+       {},
+       ""},
   };
   chapter.bugs = {{"conv1d-buffer",
                    "racecheck",

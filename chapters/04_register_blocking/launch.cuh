@@ -10,6 +10,7 @@
 #include <climits>
 #include <cstddef>
 #include <iterator>
+#include <vector>
 #include <string>
 
 #include "bug_hunt.cuh"
@@ -266,6 +267,50 @@ inline course::Chapter describe() {
                             cudaStream_t s) {
     using Semiring = course::MinPlus;
     launch_padded<Semiring>(float4_product_kernel<Semiring, bug::SideBySide>, A, B, C, m, n, k, s);
+  };
+  // The chapter's instruments on the student's kernels: bounds, registers that stay registers,
+  // 128-bit shared loads, bank conflicts, rate.
+  const std::vector<std::string> all = {"matmul", "minplus", "conv2d", "conv1d"};
+  const std::vector<std::string> products = {"matmul", "minplus"};
+  const std::string every = "--problem matmul,minplus,conv2d,conv1d";
+  const std::string awkward = " -m 67 -n 45 -k 33 --height 37 --width 29 --mask 5x3 --taps 37";
+  const std::string bounds =
+      "a read or write outside an array: the edges of the panels (4.1, 4.5), of C (4.3), of the "
+      "image (4.7) and of the signal (4.10) (scripts/hint.sh 4.3)";
+  chapter.checks = {
+      course::sanitizer_check("memcheck", all, every + awkward, bounds),
+      course::sanitizer_check("memcheck", products,
+                              "--problem matmul,minplus --variant float4" + awkward, bounds,
+                              "memcheck-float4"),
+      course::sanitizer_check("memcheck", products,
+                              "--problem matmul,minplus --variant plain" + awkward, bounds,
+                              "memcheck-plain"),
+      course::sanitizer_check("memcheck", {"conv2d"},
+                              "--problem conv2d --height 37 --width 29 --mask 5", bounds,
+                              "memcheck-compiled-mask"),
+      course::spills_check(all, every + awkward, "^ch04::",
+                           "a kernel uses local memory: an array indexed by a value the "
+                           "compiler cannot unroll, or too many registers (the lesson's section "
+                           "on register blocking; scripts/hint.sh 4.2)"),
+      course::sass_check("LDS.128", "ch04::(float4_)?product_kernel", products,
+                         "no 128-bit shared loads in the float4 and prefetch steps: exercise 4.4 "
+                         "reads x and y as float4 (scripts/hint.sh 4.4)"),
+      course::ncu_check("bank-conflicts", course::kBankConflictMetric, 1.5, products,
+                        "--problem matmul -m 1024 -n 1024 -k 1024",
+                        "more bank conflicts than the solution: where each thread's float4s lie "
+                        "(exercise 4.5) and how it stores its results (4.3)"),
+      course::rate_check(all, every,
+                         "slower than the solution: the float4 loads (4.4), the prefetch (4.6) "
+                         "and the register strips of the convolutions (4.8 to 4.10)"),
+  };
+  chapter.predictions = {
+      {"4.1",
+       {course::words("--problem matmul -m 1024 -n 1024 -k 1024 --variant float4 --warmup 0 "
+                      "--reps 1 --no-compare")},
+       {"ncu"},
+       {"smsp__inst_executed_op_shared_ld.sum",
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", course::kBankConflictMetric},
+       "float4_product"},
   };
   chapter.bugs = {{"side-by-side", "ncu:l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
                    "step 2 with another layout of each thread's results: right, but slower",

@@ -11,6 +11,8 @@
 
 #include <cstddef>
 #include <iterator>
+#include <vector>
+#include <string>
 
 #include "bug_hunt.cuh"
 #include "course/driver.hpp"
@@ -125,6 +127,47 @@ inline course::Chapter describe() {
       "a block loads its segment once and has no loop to pipeline (chapter 4 runs it)";
   chapter.exercises.assign(std::begin(kExercises), std::end(kExercises));
   // The bug hunt: step 2 with a defect, through the same pre-pass and launch.
+  // The chapter's instruments on the student's kernels: bounds, barriers, no spills, cp.async in
+  // the machine code, rate.
+  const std::vector<std::string> products = {"matmul", "minplus"};
+  const std::string both = "--problem matmul,minplus -m 200 -n 136 -k 72";
+  const std::string bounds =
+      "a read or write outside an array: where the thread's block lies (5.1) and which float4s "
+      "it copies (5.3) (scripts/hint.sh 5.1)";
+  const std::string stages =
+      "a warp reads a stage that is still being written, or writes one still being read: the "
+      "waits and barriers of exercise 5.4 (scripts/hint.sh 5.4)";
+  chapter.checks = {
+      course::sanitizer_check("memcheck", products, both, bounds),
+      course::sanitizer_check("memcheck", products, both + " --variant warptile", bounds,
+                              "memcheck-warptile"),
+      course::sanitizer_check("racecheck", products, both, stages),
+      course::sanitizer_check("racecheck", products, both + " --variant warptile", stages,
+                              "racecheck-warptile"),
+      course::sanitizer_check("synccheck", products, both, stages),
+      course::spills_check(products, both, "^ch05::",
+                           "a kernel uses local memory: the 8 x 8 results must stay in registers "
+                           "(exercise 5.2; scripts/hint.sh 5.2)"),
+      course::sass_check("LDGSTS", "ch05::product_kernel", products,
+                         "no cp.async (LDGSTS) in the pipeline step: exercise 5.3 copies global "
+                         "to shared memory without registers (scripts/hint.sh 5.3)"),
+      course::rate_check(products, "--problem matmul,minplus",
+                         "slower than the solution: the two stages of exercise 5.4 must overlap "
+                         "the copies with the arithmetic"),
+  };
+  chapter.predictions = {
+      {"5.1",
+       {course::words("--problem matmul --variant warptile --warmup 0 --reps 1 --no-compare")},
+       {"ncu"},
+       {course::kBankConflictMetric, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"},
+       "product_kernel"},
+      {"5.2",
+       {course::words("--problem matmul --variant warptile --no-compare"),
+        course::words("--problem matmul --variant pipeline --no-compare")},
+       {"time", "rate"},
+       {},
+       ""},
+  };
   chapter.bugs = {{"stage-reuse",
                    "racecheck",
                    "the pipeline's copies may land in a stage that some warp still reads",

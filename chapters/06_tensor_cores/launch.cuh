@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <iterator>
+#include <vector>
 #include <string>
 
 #include "bug_hunt.cuh"
@@ -146,12 +147,59 @@ inline course::Chapter describe() {
     return set;
   };
   chapter.flags.variants = course::step_names(kSteps);
+  chapter.gpu = {"TF32 tensor cores, compute capability 8.0 or newer", "8.0", false};
   course::leave_to_earlier_chapters(chapter);
   chapter.exercises.assign(std::begin(kExercises), std::end(kExercises));
   // The bug hunt: step 1 with the loader of bug_hunt.cuh.
   course::ProblemSet misread;
   misread.matmul = launch_product<MisreadLoader, 2>;
   misread.arithmetic = matmul_arithmetic();
+  // The chapter's instruments on the student's kernels: bounds, no spills, ldmatrix in the
+  // machine code, bank conflicts, rate.
+  const std::vector<std::string> products = {"matmul"};
+  const std::string awkward = "--problem matmul -m 200 -n 136 -k 72";
+  const std::string bounds =
+      "a read or write outside an array: the fragment's rows and columns (6.1, 6.2) and the "
+      "write-back (6.4) (scripts/hint.sh 6.4)";
+  chapter.checks = {
+      course::sanitizer_check("memcheck", products, awkward, bounds),
+      course::sanitizer_check("memcheck", products, awkward + " --variant mma", bounds,
+                              "memcheck-mma"),
+      course::sanitizer_check("memcheck", products, awkward + " --variant ldmatrix", bounds,
+                              "memcheck-ldmatrix"),
+      course::spills_check(products, awkward, "^ch06::",
+                           "a kernel uses local memory: the accumulators must stay in registers "
+                           "(exercise 6.3; scripts/hint.sh 6.3)"),
+      course::sass_check("LDSM", "ch06::product_kernel", products,
+                         "no ldmatrix (LDSM) in steps 2 to 4: exercise 6.5 points each lane at "
+                         "its row (scripts/hint.sh 6.5)"),
+      course::ncu_check("bank-conflicts", course::kBankConflictMetric, 1.5, products,
+                        "--problem matmul -m 1024 -n 1024 -k 1024",
+                        "more bank conflicts than the solution: the swizzled layout of exercise "
+                        "6.6 (scripts/hint.sh 6.6)"),
+      course::rate_check(products, "--problem matmul",
+                         "slower than the solution: the stages in flight and the swizzle of "
+                         "exercise 6.6"),
+  };
+  chapter.predictions = {
+      {"6.1",
+       {course::words("--variant mma --warmup 0 --reps 1 --no-check --no-compare")},
+       {"ncu"},
+       {course::kBankConflictMetric, "smsp__inst_executed_op_shared_ld.sum"},
+       "product_kernel"},
+      {"6.2",
+       {course::words("--variant mma --no-compare"),
+        course::words("--variant ldmatrix --no-compare")},
+       {"time", "rate"},
+       {},
+       ""},
+      {"6.3",
+       {course::words("--variant pipeline -m 8192 -n 8192 -k 8192 --no-compare"),
+        course::words("--variant swizzle -m 8192 -n 8192 -k 8192 --no-compare")},
+       {"time", "rate"},
+       {},
+       ""},
+  };
   chapter.bugs = {{"fragment", "check", "step 1 with a fragment loader of its own", misread}};
   return chapter;
 }

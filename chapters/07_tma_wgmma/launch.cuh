@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <iterator>
+#include <vector>
 #include <stdexcept>
 #include <string>
 
@@ -195,8 +196,8 @@ inline course::Chapter describe() {
     return set;
   };
   chapter.flags.variants = course::step_names(kSteps);
-  chapter.flags.gpu_requirement =
-      "TF32 wgmma and TMA, compute capability 9.0 (Hopper) and a build for sm_90a";
+  chapter.gpu = {"TF32 wgmma and TMA, compute capability 9.0 (Hopper) and a build for sm_90a",
+                 "9.0", true};
   chapter.gpu_refusal = [] {
     try {
       require_hopper(reinterpret_cast<const void*>(product_kernel<kStages, true, true>));
@@ -213,6 +214,34 @@ inline course::Chapter describe() {
   course::ProblemSet stepped;
   stepped.matmul = launch_product<kStages, true, true, SteppedMultiply>;
   stepped.arithmetic = matmul_arithmetic();
+  // The chapter's instruments on the student's kernels: bounds, barriers, no spills, rate.
+  const std::vector<std::string> products = {"matmul"};
+  const std::string awkward = "--problem matmul -m 200 -n 300 -k 100";
+  const std::string barriers =
+      "a stage read before its copy landed or overwritten while still read: the barrier phases "
+      "of exercise 7.4 (scripts/hint.sh 7.4)";
+  chapter.checks = {
+      course::sanitizer_check("memcheck", products, awkward,
+                              "a read or write outside an array: the write-back of exercise 7.3 "
+                              "(scripts/hint.sh 7.3)"),
+      course::sanitizer_check("racecheck", products, awkward, barriers),
+      course::sanitizer_check("synccheck", products, awkward, barriers),
+      course::spills_check(products, awkward, "^ch07::",
+                           "a kernel uses local memory: the accumulators of exercise 7.2 must "
+                           "stay in registers (scripts/hint.sh 7.2)"),
+      course::rate_check(products, "--problem matmul",
+                         "slower than the solution: the producer's ring of stages and the "
+                         "consumers' waits (exercise 7.4)"),
+  };
+  chapter.predictions = {
+      {"7.1", {course::words("--variant tma")}, {"rate", "speedup"}, {}, ""},
+      {"7.2",
+       {course::words("--variant pipeline -m 8192 -n 8192 -k 8192 --no-compare"),
+        course::words("--variant specialized -m 8192 -n 8192 -k 8192 --no-compare")},
+       {"time", "rate"},
+       {},
+       ""},
+  };
   chapter.bugs = {{"k-step", "check", "the solution with a batch of wgmmas of its own", stepped}};
   return chapter;
 }

@@ -6,11 +6,10 @@ Peak arithmetic_peak(Problem problem, const DeviceInfo& device, Arithmetic arith
   // A min-plus step (an add and a min) issues at half the FMA rate and counts two operations,
   // like an FMA.
   if (problem == Problem::minplus)
-    return {2.0 * device.minplus_peak_steps(), "min-plus peak"};
-  if (arithmetic == Arithmetic::tf32)
-    return {device.fp32_peak_flops(),
-            "FP32 peak (of the CUDA cores; TF32 runs on the tensor cores)"};
-  return {device.fp32_peak_flops(), "FP32 peak"};
+    return {2.0 * device.minplus_peak_steps(), "min-plus peak", "minplus"};
+  if (problem == Problem::matmul && arithmetic == Arithmetic::tf32)
+    return {device.tf32_peak_flops(), "TF32 tensor peak", "tf32"};
+  return {device.fp32_peak_flops(), "FP32 peak", "fp32"};
 }
 
 double bytes_per_run(const Workload& w) {
@@ -30,10 +29,10 @@ double bytes_per_run(const Workload& w) {
   return elements * sizeof(float);
 }
 
-Ceiling ceiling(const Workload& workload, const DeviceInfo& device) {
+Ceiling ceiling(const Workload& workload, const DeviceInfo& device, Arithmetic arithmetic) {
   Ceiling result;
   const double work = work_per_run(workload) / rate_scale(workload.problem);
-  const Peak peak = arithmetic_peak(workload.problem, device);
+  const Peak peak = arithmetic_peak(workload.problem, device, arithmetic);
   const double flops = flops_per_run(workload);
   if (peak.flops > 0 && flops > 0)
     result.compute_rate = work / (flops / peak.flops);

@@ -182,6 +182,12 @@ Options parse_options(int argc, const char* const* argv, const ChapterFlags& fla
     } else if (flag == "--csv") {
       no_value();
       options.csv = true;
+    } else if (flag == "--json") {
+      no_value();
+      options.json = true;
+    } else if (flag == "--describe") {
+      no_value();
+      options.describe = true;
     } else if (flag == "--exercises") {
       no_value();
       options.list_exercises = true;
@@ -196,6 +202,8 @@ Options parse_options(int argc, const char* const* argv, const ChapterFlags& fla
     throw UsageError("--bug: a planted bug runs its own launch, so " + launch_flag +
                      " cannot go with it");
   }
+  if (options.csv && options.json)
+    throw UsageError("--csv and --json: choose one format");
   if (!options.bug.empty() && !options.signal_csv.empty()) {
     throw UsageError("--bug: the signal demo runs the chapter's own conv1d, so --signal-csv " +
                      quoted(options.signal_csv) + " cannot go with it");
@@ -263,6 +271,8 @@ std::string usage(const std::string& program, const ChapterFlags& flags) {
       << "  --no-check        skip the comparison with the CPU reference\n"
       << "  --no-compare      skip timing the previous chapter's solution (no speedup)\n"
       << "  --csv             one CSV line per run instead of the report\n"
+      << "  --json            one JSON object per run instead of the report\n"
+      << "  --describe        print this chapter's description as JSON and exit\n"
       << "  --exercises       list this chapter's exercises (id, problem, task) and exit\n";
   if (flags.bugs.empty()) {
     out << "  --bug NAME        run a planted bug in place of the kernels (this chapter has "

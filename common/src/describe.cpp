@@ -1,7 +1,10 @@
 #include "course/describe.hpp"
 
+#include "course/json.hpp"
+
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <sstream>
 
 namespace course {
@@ -127,6 +130,193 @@ std::string exercise_list(const std::vector<Exercise>& exercises) {
   for (const Exercise& exercise : exercises)
     out << exercise.id << "\t" << exercise.problem << "\t" << exercise.task << "\n";
   return out.str();
+}
+
+namespace {
+
+// Which peak a problem's rate is measured against (course::arithmetic_peak), by name.
+std::string peak_key(Problem problem, Arithmetic arithmetic) {
+  if (problem == Problem::minplus)
+    return "minplus";
+  return problem == Problem::matmul && arithmetic == Arithmetic::tf32 ? "tf32" : "fp32";
+}
+
+std::vector<std::string> texts(const std::vector<int>& values) {
+  std::vector<std::string> out;
+  for (int value : values)
+    out.push_back(std::to_string(value));
+  return out;
+}
+
+std::vector<std::string> offered_names(const ProblemSet& launchers, bool products_only) {
+  std::vector<std::string> names;
+  for (Problem problem : kAllProblems) {
+    const bool product = problem == Problem::matmul || problem == Problem::minplus;
+    if (launchers.offers(problem) && (product || !products_only))
+      names.push_back(problem_name(problem));
+  }
+  return names;
+}
+
+void option(JsonWriter& json, const char* flag, const std::vector<std::string>& values,
+            const std::string& fallback, const std::vector<std::string>& problems,
+            const char* help) {
+  json.begin_object().member("flag", flag).key("values").strings(values);
+  json.member("default", values.empty() ? fallback : values.front());
+  json.key("problems").strings(problems).member("help", help).end_object();
+}
+
+void options(JsonWriter& json, const ChapterFlags& flags, const ProblemSet& launchers) {
+  const std::vector<std::string> products = offered_names(launchers, true);
+  json.key("options").begin_array();
+  if (!flags.tiles.empty())
+    option(json, "--tile", texts(flags.tiles), "", products, "product tile width");
+  if (!flags.blocks.empty())
+    option(json, "--block", texts(flags.blocks), "", {"conv2d"}, "conv2d block width");
+  if (flags.mapping) {
+    option(json, "--mapping", {"coalesced", "transposed"}, "", products,
+           "consecutive threads take consecutive columns (coalesced) or rows (transposed)");
+  }
+  if (!flags.variants.empty()) {
+    option(json, "--variant", flags.variants, "", offered_names(launchers, false),
+           "kernel variant: the lesson's steps, the chapter's solution first");
+  }
+  if (flags.signal_demo) {
+    option(json, "--signal-csv", {}, "", {"conv1d"},
+           "conv1d demo: filter two tones with a 10-tap moving average and write CSV to FILE");
+  }
+  json.end_array();
+}
+
+void sizes(JsonWriter& json, const ChapterFlags& flags) {
+  const Options defaults;
+  json.key("sizes").begin_object().key("default").begin_object();
+  json.member("m", defaults.m).member("n", defaults.n).member("k", defaults.k);
+  json.member("height", defaults.height).member("width", defaults.width);
+  json.member("mask_rows", defaults.mask_rows).member("mask_cols", defaults.mask_cols);
+  json.member("signal_length", defaults.signal_length);
+  json.member("taps", flags.tap_counts.empty() ? defaults.taps : flags.tap_counts.front());
+  json.end_object().key("taps");
+  flags.tap_counts.empty() ? json.null() : json.numbers(flags.tap_counts);
+  json.key("max_taps");
+  flags.max_taps > 0 ? json.value(flags.max_taps) : json.null();
+  json.key("mask_sides");
+  flags.mask_sides.empty() ? json.null() : json.numbers(flags.mask_sides);
+  json.member("max_mask_side", kMaxMaskSide).end_object();
+}
+
+void exercises(JsonWriter& json, const std::vector<Exercise>& list) {
+  json.key("exercises").begin_array();
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    bool seen = false;
+    for (std::size_t j = 0; j < i; ++j)
+      seen = seen || std::string(list[j].id) == list[i].id;
+    if (seen)
+      continue;
+    std::vector<std::string> problems;
+    for (const Exercise& other : list) {
+      if (std::string(other.id) == list[i].id)
+        problems.push_back(other.problem);
+    }
+    json.begin_object().member("id", list[i].id).member("problem", list[i].problem);
+    json.key("problems").strings(problems).member("task", list[i].task).end_object();
+  }
+  json.end_array();
+}
+
+void bugs(JsonWriter& json, const std::vector<PlantedBug>& list) {
+  json.key("bugs").begin_array();
+  for (const PlantedBug& bug : list) {
+    json.begin_object().member("name", bug.name).member("tool", bug.tool);
+    json.member("summary", bug.summary).key("problems");
+    json.strings(offered_names(bug.launchers, false)).end_object();
+  }
+  json.end_array();
+}
+
+void checks(JsonWriter& json, const std::vector<Check>& list) {
+  json.key("checks").begin_array();
+  for (const Check& check : list) {
+    json.begin_object().member("id", check.id).member("tool", check.tool);
+    json.key("problems").strings(check.problems).key("args").strings(check.args);
+    json.member("hint", check.hint);
+    if (!check.instruction.empty())
+      json.member("instruction", check.instruction);
+    if (!check.kernel.empty())
+      json.member("kernel", check.kernel);
+    if (!check.metric.empty())
+      json.member("metric", check.metric).member("max_ratio", check.max_ratio);
+    if (!check.grades.empty()) {
+      json.key("grades").begin_array();
+      for (double grade : check.grades)
+        json.value(grade);
+      json.end_array();
+    }
+    json.end_object();
+  }
+  json.end_array();
+}
+
+void predictions(JsonWriter& json, const std::vector<Prediction>& list) {
+  json.key("predictions").begin_array();
+  for (const Prediction& prediction : list) {
+    json.begin_object().member("id", prediction.id).key("args");
+    json.strings(prediction.runs.empty() ? std::vector<std::string>{} : prediction.runs.front());
+    json.key("runs").begin_array();
+    for (const std::vector<std::string>& run : prediction.runs)
+      json.strings(run);
+    json.end_array().key("show").strings(prediction.show);
+    json.key("metrics").strings(prediction.metrics);
+    if (!prediction.kernel.empty())
+      json.member("kernel", prediction.kernel);
+    json.end_object();
+  }
+  json.end_array();
+}
+
+// "chapters/05_warp_tiling_pipeline/kernels.cuh" -> "05_warp_tiling_pipeline".
+std::string slug_of(const std::string& kernels_file) {
+  const std::size_t first = kernels_file.find('/');
+  const std::size_t last = kernels_file.rfind('/');
+  if (first == std::string::npos || last <= first)
+    return "";
+  return kernels_file.substr(first + 1, last - first - 1);
+}
+
+}  // namespace
+
+std::string describe_json(const Chapter& chapter, const ProblemSet& launchers) {
+  JsonWriter json;
+  char label[8];
+  std::snprintf(label, sizeof label, "ch%02d", chapter.number);
+  json.begin_object().member("schema", 1).member("chapter", chapter.number);
+  json.member("slug", slug_of(chapter.kernels_file)).member("label", label);
+  json.member("title", chapter.title).member("edition", chapter.solution ? "solution" : "student");
+  json.member("kernels_file", chapter.kernels_file);
+  json.key("gpu").begin_object().member("requirement", chapter.gpu.text);
+  json.key("min_compute_capability");
+  chapter.gpu.min_compute_capability.empty() ? json.null()
+                                             : json.value(chapter.gpu.min_compute_capability);
+  json.member("needs_sm90a", chapter.gpu.needs_sm90a).end_object();
+  json.key("problems").begin_array();
+  for (Problem problem : kAllProblems) {
+    const bool offered = launchers.offers(problem);
+    json.begin_object().member("name", problem_name(problem)).member("offered", offered);
+    json.member("unit", rate_unit(problem));
+    json.member("peak", offered ? peak_key(problem, launchers.arithmetic) : "none");
+    json.member("reason", offered ? "" : chapter.missing_reasons[static_cast<int>(problem)]);
+    json.end_object();
+  }
+  json.end_array();
+  options(json, chapter.flags, launchers);
+  json.member("best_variant", chapter.best_variant);
+  sizes(json, chapter.flags);
+  exercises(json, chapter.exercises);
+  bugs(json, chapter.bugs);
+  checks(json, chapter.checks);
+  predictions(json, chapter.predictions);
+  json.end_object();
+  return json.text();
 }
 
 }  // namespace course

@@ -32,6 +32,23 @@ int fp32_lanes_per_sm(int major, int minor) {
   }
 }
 
+int tf32_flop_per_sm_cycle(int major, int minor) {
+  if (major == 8)
+    return minor == 0 ? 1024 : minor == 9 ? 512 : 256;
+  return major == 9 ? 2048 : 0;
+}
+
+int tensor_rated_clock_khz(int major, int /*minor*/) {
+  constexpr int kHopperTensorClockKhz = 1830000;
+  return major == 9 ? kHopperTensorClockKhz : 0;
+}
+
+double DeviceInfo::tf32_peak_flops() const {
+  const int rated = tensor_rated_clock_khz(major, minor);
+  const int clock = rated > 0 && rated < clock_khz ? rated : clock_khz;
+  return static_cast<double>(sms) * tf32_flop_per_sm_cycle(major, minor) * clock * 1e3;
+}
+
 double DeviceInfo::fp32_peak_flops() const {
   return static_cast<double>(sms) * fp32_lanes * clock_khz * 1e3 * 2.0;
 }

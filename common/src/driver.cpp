@@ -101,6 +101,74 @@ std::string exercise_hint(const Chapter& chapter, Problem problem) {
          exercises.str() + " in " + chapter.kernels_file + "; levelled hints: " + commands.str();
 }
 
+std::vector<std::string> words(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string word; in >> word;)
+    out.push_back(word);
+  return out;
+}
+
+namespace {
+
+// One checked and one timed run, and no time spent on the previous chapter's kernels.
+constexpr const char* kQuickRun = " --warmup 0 --reps 1 --no-compare";
+// Enough runs for a median worth comparing.
+constexpr const char* kTimedRun = " --warmup 2 --reps 10 --no-compare";
+
+}  // namespace
+
+Check sanitizer_check(const std::string& tool, std::vector<std::string> problems,
+                      const std::string& args, const std::string& hint, std::string id) {
+  Check check;
+  check.id = id.empty() ? tool : std::move(id);
+  check.tool = tool;
+  check.problems = std::move(problems);
+  check.args = words(args + kQuickRun);
+  check.hint = hint;
+  return check;
+}
+
+Check spills_check(std::vector<std::string> problems, const std::string& args,
+                   const std::string& kernel, const std::string& hint) {
+  Check check = sanitizer_check("spills", std::move(problems), args, hint, "no-spills");
+  check.kernel = kernel;
+  return check;
+}
+
+Check sass_check(const std::string& instruction, const std::string& kernel,
+                 std::vector<std::string> problems, const std::string& hint) {
+  Check check;
+  check.id = "sass-" + instruction;
+  check.tool = "sass";
+  check.problems = std::move(problems);
+  check.hint = hint;
+  check.instruction = instruction;
+  check.kernel = kernel;
+  return check;
+}
+
+Check ncu_check(const std::string& id, const std::string& metric, double max_ratio,
+                std::vector<std::string> problems, const std::string& args,
+                const std::string& hint) {
+  Check check = sanitizer_check("ncu", std::move(problems), args, hint, id);
+  check.metric = metric;
+  check.max_ratio = max_ratio;
+  return check;
+}
+
+Check rate_check(std::vector<std::string> problems, const std::string& args,
+                 const std::string& hint) {
+  Check check;
+  check.id = "rate";
+  check.tool = "rate";
+  check.problems = std::move(problems);
+  check.args = words(args + kTimedRun);
+  check.hint = hint;
+  check.grades = kRateGrades;
+  return check;
+}
+
 LaunchOptions chosen_launch(const Options& options, const ChapterFlags& flags) {
   LaunchOptions chosen = options.launch;
   if (chosen.tile == 0 && !flags.tiles.empty())
@@ -146,11 +214,15 @@ std::string describe_variant(Problem problem, const LaunchOptions& chosen,
 
 namespace {
 
-// What --help, --supports-table, --exercises and --list-bugs print, in that order.
+// What --describe, --help, --supports-table, --exercises and --list-bugs print, in that order.
 void print_offer(const Chapter& chapter, const Options& options, const ChapterFlags& flags,
                  const ProblemSet& launchers, const std::string& program) {
   // What the chapter takes, described from the lists the parser and the checks refuse with.
-  const ChapterSupport support = describe_support(chapter.number, launchers, chapter.flags);
+  ChapterFlags described = chapter.flags;
+  described.gpu_requirement = chapter.gpu.text;
+  const ChapterSupport support = describe_support(chapter.number, launchers, described);
+  if (options.describe)
+    std::cout << describe_json(chapter, launchers) << "\n";
   if (options.help) {
     const std::string bugs = bug_help(chapter.bugs);
     std::cout << usage(program, flags) << "\n"
@@ -205,7 +277,7 @@ int run_problems(const Chapter& chapter, const ProblemSet& launchers, const Plan
     }
     if (options.csv) {
       std::cout << csv_header() << "\n";
-    } else {
+    } else if (!options.json) {
       std::cout << "Chapter " << chapter.number << ": " << chapter.title << " ("
                 << (chapter.solution ? "solution" : "your kernels") << ")\n"
                 << "device   " << device.summary() << "\n"
@@ -221,7 +293,7 @@ int run_problems(const Chapter& chapter, const ProblemSet& launchers, const Plan
     const ProblemSet* previous =
         chapter.previous.empty() || bug != nullptr ? nullptr : &chapter.previous;
     for (Problem problem : problems) {
-      if (!options.csv)
+      if (!options.csv && !options.json)
         std::cout << std::flush;
       const ProblemInstance instance(requested_workload(problem, options), options.seed);
       RunResult result = measure(instance, launchers, options, device, stream, previous);
@@ -232,6 +304,8 @@ int run_problems(const Chapter& chapter, const ProblemSet& launchers, const Plan
           bug != nullptr ? "bug=" + bug->name : describe_variant(problem, chosen, chapter.flags);
       if (options.csv) {
         std::cout << csv_line(result) << "\n";
+      } else if (options.json) {
+        std::cout << result_json(result) << std::endl;
       } else {
         print_report(std::cout, result);
         std::cout << "\n";
@@ -280,7 +354,8 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
   }
   const LaunchOptions chosen = chosen_launch(options, chapter.flags);
   const ProblemSet chapter_launchers = chapter.launchers(chosen);
-  if (options.help || options.supports_table || options.list_exercises || options.list_bugs) {
+  if (options.describe || options.help || options.supports_table || options.list_exercises ||
+      options.list_bugs) {
     print_offer(chapter, options, flags, chapter_launchers, program);
     return kExitPass;
   }

@@ -1,6 +1,7 @@
 #include "course/report.hpp"
 
 #include "course/ceiling.hpp"
+#include "course/json.hpp"
 
 #include <ostream>
 #include <sstream>
@@ -19,6 +20,7 @@ void fill_rate(RunResult& result, const DeviceInfo& device, const Workload& work
   result.rate_unit = rate_unit(workload.problem);
   const Peak peak = arithmetic_peak(workload.problem, device, arithmetic);
   result.peak_name = peak.name;
+  result.peak_key = peak.key;
   result.peak_percent = peak.flops > 0 ? 100.0 * result.flops / seconds / peak.flops : 0;
 }
 
@@ -57,6 +59,53 @@ void print_report(std::ostream& out, const RunResult& result) {
     text << "  check    skipped (--no-check)\n";
   }
   out << text.str();
+}
+
+std::string result_json(const RunResult& result) {
+  JsonWriter json;
+  const char* verdict = !result.checked ? "UNCHECKED" : (result.check.passed ? "PASS" : "FAIL");
+  json.begin_object().member("device", result.device).member("chapter", result.chapter);
+  json.member("edition", result.solution ? "solution" : "student");
+  json.member("problem", problem_name(result.problem)).member("variant", result.variant);
+  json.member("sizes", result.sizes);
+  json.member("median_ms", result.timing.median_ms).member("min_ms", result.timing.min_ms);
+  json.member("max_ms", result.timing.max_ms).member("runs", result.timing.runs);
+  json.key("rate");
+  result.ok() ? json.value(result.rate) : json.null();
+  json.member("unit", result.rate_unit).member("peak", result.peak_key);
+  json.member("peak_name", result.peak_name).key("peak_percent");
+  result.ok() && result.peak_percent > 0 ? json.value(result.peak_percent) : json.null();
+  json.member("previous_chapter", result.previous_chapter).key("previous_ms");
+  result.previous_ms > 0 ? json.value(result.previous_ms) : json.null();
+  json.key("speedup");
+  result.ok() && result.speedup() > 0 ? json.value(result.speedup()) : json.null();
+  json.key("kernels").begin_array();
+  for (const KernelResources& kernel : result.kernels) {
+    json.begin_object().member("name", kernel.name).member("registers", kernel.registers);
+    json.member("static_shared_bytes", static_cast<long long>(kernel.static_shared));
+    json.member("dynamic_shared_bytes", static_cast<long long>(kernel.dynamic_shared));
+    json.member("local_bytes", static_cast<long long>(kernel.local_bytes));
+    json.member("threads_per_block", kernel.threads_per_block);
+    json.member("blocks_per_sm", kernel.blocks_per_sm).member("grid_blocks", kernel.grid_blocks);
+    json.end_object();
+  }
+  json.end_array().member("verdict", verdict).key("check");
+  if (result.checked) {
+    const CheckResult& check = result.check;
+    json.begin_object().member("compared", static_cast<long long>(check.compared));
+    json.member("sampled", check.sampled);
+    json.member("mismatches", static_cast<long long>(check.mismatches));
+    json.member("nans", static_cast<long long>(check.nans));
+    json.member("worst_index", static_cast<long long>(check.worst_index));
+    json.member("worst_got", check.worst_got).member("worst_reference", check.worst_reference);
+    json.member("worst_abs_error", check.worst_abs_error);
+    json.member("worst_allowed_error", check.worst_allowed_error);
+    json.member("summary", check.summary(result.output_columns)).end_object();
+  } else {
+    json.null();
+  }
+  json.end_object();
+  return json.text();
 }
 
 std::string csv_header() {

@@ -335,7 +335,7 @@ int run_ladder(const ladder::Options& options, const std::string& program) {
         row.chapter = implementation.chapter;
         row.variant = implementation.variant;
         row.arithmetic = implementation.problems.arithmetic;
-        row.ceiling = course::ceiling(workload, device);
+        row.ceiling = course::ceiling(workload, device, row.arithmetic);
         if (context_lost)
           setup_error = context_gone;
         if (setup_error) {

@@ -103,6 +103,20 @@ TEST_CASE("FP32 peak is SMs x lanes x clock x 2", "[device]") {
   CHECK(course::DeviceInfo{}.fp32_peak_flops() == 0);
 }
 
+TEST_CASE("the TF32 peak of an H100 or H200 SXM is the datasheet's 494.7 TFLOP/s", "[device]") {
+  course::DeviceInfo hopper;
+  hopper.major = 9;
+  hopper.sms = 132;
+  hopper.clock_khz = 1980000;
+  CHECK(hopper.tf32_peak_flops() == Approx(494.7e12).epsilon(0.001));
+  course::DeviceInfo a100;  // rated at its own clock
+  a100.major = 8;
+  a100.sms = 108;
+  a100.clock_khz = 1410000;
+  CHECK(a100.tf32_peak_flops() == Approx(155.9e12).epsilon(0.001));
+  CHECK(course::DeviceInfo{}.tf32_peak_flops() == 0);
+}
+
 TEST_CASE("timing summaries take the median", "[timing]") {
   const auto odd = course::summarize({5, 1, 3});
   CHECK(odd.median_ms == 3);
@@ -126,10 +140,11 @@ TEST_CASE("rates and peak shares follow from sizes and time", "[report]") {
   CHECK(result.rate_unit == "TFLOP/s");
   CHECK(result.peak_percent == Approx(100 * result.rate * 1e12 / device.fp32_peak_flops()));
   CHECK(result.peak_name == "FP32 peak");
-  const double fp32_percent = result.peak_percent;
+  device.major = 9;  // a Hopper: the TF32 product is measured against the tensor cores' peak
   course::fill_rate(result, device, product, course::Arithmetic::tf32);
-  CHECK(result.peak_percent == Approx(fp32_percent));  // the same comparison, named for TF32
-  CHECK(contains(result.peak_name, "tensor cores"));
+  CHECK(result.peak_percent == Approx(100 * result.rate * 1e12 / device.tf32_peak_flops()));
+  CHECK(result.peak_name == "TF32 tensor peak");
+  CHECK(result.peak_key == "tf32");
   course::fill_rate(result, device,
                     course::product_workload(course::Problem::minplus, 4096, 4096, 4096));
   CHECK(result.rate_unit == "Tstep/s");
@@ -201,4 +216,18 @@ TEST_CASE("a failed result's CSV line leaves rate, peak share and speedup empty"
   CHECK(field(header, passed, "rate") == "2950.85");
   CHECK(field(header, passed, "peak_percent") == "4410.3");
   CHECK_FALSE(field(header, passed, "speedup").empty());
+}
+
+TEST_CASE("a failed result's JSON has null rate, peak share and speedup", "[report]") {
+  const std::string failed = course::result_json(absurd_result(false));
+  INFO(failed);
+  for (const char* figure : {"rate", "peak_percent", "speedup"})
+    CHECK(failed.find("\"" + std::string(figure) + "\":null") != std::string::npos);
+  CHECK(failed.find("\"verdict\":\"FAIL\"") != std::string::npos);
+  CHECK(failed.find("\"mismatches\":4096") != std::string::npos);
+  const std::string passed = course::result_json(absurd_result(true));
+  INFO(passed);
+  CHECK(passed.find("\"rate\":2950.85") != std::string::npos);
+  CHECK(passed.find("\"verdict\":\"PASS\"") != std::string::npos);
+  CHECK(passed.find("\"speedup\":null") == std::string::npos);
 }

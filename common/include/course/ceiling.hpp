@@ -13,13 +13,14 @@ namespace course {
 
 /// The arithmetic peak a run is measured against.
 struct Peak {
-  double flops = 0;  ///< FP32 operations per second (a min-plus step counts two); 0 if unknown
-  std::string name;  ///< "FP32 peak", "min-plus peak", or the FP32 peak named for a TF32 run
+  double flops = 0;  ///< operations per second (a min-plus step counts two); 0 if unknown
+  std::string name;  ///< "FP32 peak", "min-plus peak" or "TF32 tensor peak"
+  std::string key;   ///< the same for data: "fp32", "minplus" or "tf32"
 };
 
-/// The peak of @p problem on @p device: the min-plus step peak for minplus, the FP32 peak of the
-/// CUDA cores otherwise. A TF32 product runs on the tensor cores, which that peak does not bound:
-/// its name says so, so that a share above 100% does not read as an error.
+/// The peak of @p problem on @p device: the min-plus step peak for minplus, the dense TF32
+/// tensor-core peak for a TF32 product (DeviceInfo::tf32_peak_flops()), the FP32 peak of the CUDA
+/// cores otherwise.
 Peak arithmetic_peak(Problem problem, const DeviceInfo& device,
                      Arithmetic arithmetic = Arithmetic::fp32);
 
@@ -29,13 +30,15 @@ double bytes_per_run(const Workload& workload);
 /// The fastest rate the hardware allows for a workload, in the workload's rate unit.
 struct Ceiling {
   double rate = 0;          ///< the tighter of the two bounds below; 0 if neither is known
-  std::string name;         ///< "FP32 peak", "min-plus peak" or "memory bound"
+  std::string name;         ///< "FP32 peak", "min-plus peak", "TF32 tensor peak" or "memory bound"
   double compute_rate = 0;  ///< arithmetic bound: at the arithmetic_peak(); 0 if unknown
   double memory_rate = 0;   ///< bandwidth bound: bytes_per_run() at the memory bandwidth
 };
 
-/// The ceiling of @p workload on @p device: the arithmetic peak (FP32 FMA, or the min-plus step
-/// peak for minplus) or, where it is the tighter one, the memory-bandwidth bound.
-Ceiling ceiling(const Workload& workload, const DeviceInfo& device);
+/// The ceiling of @p workload on @p device: the arithmetic peak of @p arithmetic (FP32 FMA, the
+/// TF32 tensor peak, or the min-plus step peak for minplus) or, where it is the tighter one, the
+/// memory-bandwidth bound.
+Ceiling ceiling(const Workload& workload, const DeviceInfo& device,
+                Arithmetic arithmetic = Arithmetic::fp32);
 
 }  // namespace course

@@ -73,6 +73,8 @@ struct Options {
   bool check = true;                  ///< compare with the CPU reference
   bool compare = true;                ///< time the previous chapter's solution too, for a speedup
   bool csv = false;                   ///< print CSV lines instead of the human report
+  bool json = false;                  ///< print one JSON object per run instead of the report
+  bool describe = false;              ///< print the chapter's description as JSON and exit
   bool help = false;                  ///< print usage and exit
   bool list_exercises = false;        ///< print the chapter's exercises and exit
   bool supports_table = false;        ///< print what the chapter takes as Markdown and exit

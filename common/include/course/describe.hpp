@@ -5,10 +5,11 @@
 ///
 /// `--help` ends with the chapter's description; `--supports-table` prints it as a Markdown table
 /// (scripts/update_supports_table.py gathers every chapter's into the README); `--exercises`
-/// lists the exercises (scripts/progress.sh reads it).
+/// lists the exercises; `--describe` prints all of it, and more, as JSON for the tools.
 #pragma once
 
 #include "course/cli.hpp"
+#include "course/driver.hpp"
 #include "course/exercise.hpp"
 #include "course/problems.hpp"
 
@@ -38,6 +39,12 @@ std::string support_table_header();
 
 /// The chapter's row of the Markdown table, with a newline.
 std::string support_table_row(const ChapterSupport& support);
+
+/// The chapter's description as one line of JSON, for `--describe` (docs/pages/tools.md documents
+/// its fields): its problems, options, sizes, exercises, planted bugs, GPU requirement, the checks
+/// of the student's kernels and the runs of its Predict questions. @p launchers are the chapter's
+/// launchers at its defaults.
+std::string describe_json(const Chapter& chapter, const ProblemSet& launchers);
 
 /// The exercises for `--exercises`: one line each, `id<TAB>problem<TAB>task`, in table order.
 std::string exercise_list(const std::vector<Exercise>& exercises);

@@ -12,6 +12,16 @@ namespace course {
 /// From NVIDIA's CUDA C++ Programming Guide, "Arithmetic Instructions" throughput table.
 int fp32_lanes_per_sm(int major, int minor);
 
+/// Dense TF32 tensor-core FLOP per SM per cycle for compute capability @p major.@p minor; 0 if
+/// unknown. From NVIDIA's architecture whitepapers (A100: 1024; GA10x: 256; Ada: 512; Hopper:
+/// 2048).
+int tf32_flop_per_sm_cycle(int major, int minor);
+
+/// The SM clock in kHz at which NVIDIA's datasheets rate the tensor cores of compute capability
+/// @p major.@p minor, where it is below the clock the device reports (Hopper: 1830 MHz, which
+/// gives the datasheet's 494.7 TFLOP/s of dense TF32 on an H100 or H200 SXM); 0: the device's.
+int tensor_rated_clock_khz(int major, int minor);
+
 /// The properties of the current device that the reports and the peaks need.
 struct DeviceInfo {
   std::string name;                        ///< e.g. "NVIDIA H100 80GB HBM3"
@@ -29,6 +39,9 @@ struct DeviceInfo {
 
   /// FP32 peak in FLOP/s: SMs x lanes x clock x 2 (an FMA counts as two operations); 0 if unknown.
   double fp32_peak_flops() const;
+  /// Dense TF32 tensor-core peak in FLOP/s: SMs x tf32_flop_per_sm_cycle() x the clock that
+  /// tensor_rated_clock_khz() gives (the device's clock where it gives none); 0 if unknown.
+  double tf32_peak_flops() const;
   /// Min-plus peak in steps/s: one add and one min per step, so half the FMA rate; 0 if unknown.
   double minplus_peak_steps() const;
   /// Theoretical memory bandwidth in bytes/s: 2 (double data rate) x clock x bus width / 8.

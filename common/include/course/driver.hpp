@@ -53,6 +53,75 @@ struct PlantedBug {
   ProblemSet launchers;
 };
 
+/// One of a chapter's instruments applied to the student's kernels (`--describe` lists them as
+/// "checks"; docs/pages/tools.md says how each tool is judged). An exercise is done only when
+/// every check whose problems include its problem holds.
+struct Check {
+  std::string id;  ///< unique within the chapter, e.g. "memcheck" or "sass-LDGSTS"
+  /// memcheck, racecheck or synccheck (compute-sanitizer finds nothing), spills (no kernel of the
+  /// run uses local memory), sass (the instruction is in the kernels' machine code), ncu (the
+  /// metric is at most max_ratio times the solution's on the same arguments) or rate (the
+  /// student's rate as a share of the solution's, graded by grades).
+  std::string tool;
+  std::vector<std::string> problems;  ///< the problems whose exercises the check judges
+  /// The executable's whole command line for the check (it names the problems with --problem).
+  std::vector<std::string> args;
+  std::string hint;            ///< what to read when it fails: exercises, lesson, hint command
+  std::string instruction;     ///< sass: the SASS mnemonic that must appear, e.g. "LDGSTS"
+  std::string kernel;          ///< sass, spills: a regular expression for the kernels it concerns
+  std::string metric;          ///< ncu: the metric compared with the solution's
+  double max_ratio = 0;        ///< ncu: the largest ratio of the student's metric to the solution's
+  std::vector<double> grades;  ///< rate: the shares of the solution's rate of each grade
+};
+
+/// A Predict question of the lesson (the question stays in the lesson): the runs that measure
+/// the answer and what of them to show.
+struct Prediction {
+  std::string id;  ///< e.g. "5.1": the chapter and the question's place in the lesson
+  /// The command lines of the executable that measure it, one per run (often two steps compared).
+  std::vector<std::vector<std::string>> runs;
+  /// What to show of each run: "time", "rate", "speedup" or "ncu" (the metrics below).
+  std::vector<std::string> show;
+  std::vector<std::string> metrics;  ///< ncu metrics to collect, when show has "ncu"
+  std::string kernel;                ///< ncu: a regular expression for the kernel to profile
+};
+
+/// The words of @p text split at spaces, e.g. a command line for Check::args.
+std::vector<std::string> words(const std::string& text);
+
+/// Nsight Compute's count of bank conflicts of shared-memory loads, for ncu checks.
+inline constexpr const char* kBankConflictMetric =
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
+
+/// The shares of the solution's rate at which a student's rate earns one, two and three stars.
+inline const std::vector<double> kRateGrades = {0.5, 0.8, 0.95};
+
+/// A compute-sanitizer check (@p tool: memcheck, racecheck or synccheck) of one checked run with
+/// @p args (a quick run is appended: no warm-up, one timed run, no comparison). Its id is @p id,
+/// or the tool's name.
+Check sanitizer_check(const std::string& tool, std::vector<std::string> problems,
+                      const std::string& args, const std::string& hint, std::string id = "");
+/// No kernel matching @p kernel uses local memory (a stack frame or spills).
+Check spills_check(std::vector<std::string> problems, const std::string& args,
+                   const std::string& kernel, const std::string& hint);
+/// The SASS of the kernels matching @p kernel holds @p instruction.
+Check sass_check(const std::string& instruction, const std::string& kernel,
+                 std::vector<std::string> problems, const std::string& hint);
+/// The ncu @p metric of a run with @p args is at most @p max_ratio times the solution's.
+Check ncu_check(const std::string& id, const std::string& metric, double max_ratio,
+                std::vector<std::string> problems, const std::string& args,
+                const std::string& hint);
+/// The student's rate with @p args as a share of the solution's, graded by kRateGrades.
+Check rate_check(std::vector<std::string> problems, const std::string& args,
+                 const std::string& hint);
+
+/// What GPU a chapter's kernels need, beyond any the course runs on.
+struct GpuRequirement {
+  std::string text;                    ///< in words; "" when any CUDA GPU will do
+  std::string min_compute_capability;  ///< e.g. "8.0"; "" when any
+  bool needs_sm90a = false;            ///< whether the build must include sm_90a code
+};
+
 /// What a chapter's executable knows about its chapter.
 struct Chapter {
   int number = 0;            ///< chapter number, 1 to 7
@@ -81,6 +150,9 @@ struct Chapter {
   /// every GPU the course runs on can (chapter 7 needs a Hopper). The ladder skips a chapter that
   /// refuses, saying why; the executable's launchers refuse with the same line.
   std::function<std::string()> gpu_refusal;
+  GpuRequirement gpu;                   ///< the GPU the kernels need (`--describe`, `--help`)
+  std::vector<Check> checks;            ///< the instruments applied to the student's kernels
+  std::vector<Prediction> predictions;  ///< the lesson's Predict questions and their runs
 };
 
 /// Whether @p tool names a way to catch a planted bug: check, memcheck, racecheck, synccheck,

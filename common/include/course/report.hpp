@@ -26,7 +26,8 @@ struct RunResult {
   std::string rate_unit;              ///< "TFLOP/s", "Tstep/s", "Gpixel/s" or "Gsample/s"
   double flops = 0;          ///< arithmetic of one run (FP32 operations; min-plus steps count 2)
   double peak_percent = 0;   ///< share of the device's relevant peak; 0 if unknown
-  std::string peak_name;     ///< which peak: "FP32 peak" or "min-plus peak"
+  std::string peak_name;     ///< which peak: "FP32 peak", "min-plus peak" or "TF32 tensor peak"
+  std::string peak_key;      ///< the same for data: "fp32", "minplus" or "tf32"
   double previous_ms = 0;    ///< previous chapter's median on the same inputs; 0 if not run
   int previous_chapter = 0;  ///< the chapter previous_ms was measured with
   std::vector<KernelResources>
@@ -63,6 +64,11 @@ std::string csv_header();
 /// One CSV line (no newline) for @p result. For a result that failed its check (status FAIL) the
 /// rate, peak_percent and speedup fields are empty; the other columns keep their places.
 std::string csv_line(const RunResult& result);
+
+/// One JSON object (one line, no newline) for @p result, for `--json`: the fields of csv_line()
+/// and every kernel's resources, by name (docs/pages/tools.md lists them). A result that failed
+/// its check has null for its rate, share of the peak and speedup.
+std::string result_json(const RunResult& result);
 
 /// Quotes @p field for CSV when it holds a comma, a quote or a newline.
 std::string csv_field(const std::string& field);
