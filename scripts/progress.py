@@ -1,48 +1,48 @@
 #!/usr/bin/env python3
-"""Where a student stands: each exercise judged by its chapter's own instruments (scripts/progress.sh
-builds the student editions, runs this and documents the exit status; scripts/grade.py runs the
-same engine over students' checkouts).
+"""Where a student stands: each exercise judged by its chapter's own instruments
+(scripts/progress.sh builds the student editions, runs this and documents the exit status;
+scripts/grade.py runs the same engine over students' checkouts).
 
-What a chapter is judged by comes from its student executable's description (`--describe`, one
-JSON object): its exercises (each computes one or more problems) and its "checks", one per
-criterion. An exercise is done only when every criterion of its problems holds:
+The chapters are those of the build's course_chapters.json; what a chapter is judged by comes from
+its student executable's description (`--describe`, docs/pages/tools.md#tools-data): its exercises
+(each computes one or more problems) and its "checks", one per criterion, each with the command
+line it runs at. A check of several problems (--problem a,b) is run once per problem, so that a
+finding falls on that problem's exercises; a check of one problem is run once and holds or fails
+for all of its problems. An exercise is done only when every criterion of its problems holds:
 
-  value      the executable's own check, from its machine-readable output (`--csv`): at small
-             awkward sizes (the args of a described "value" check, else DEFAULT_VALUE_ARGS), and
-             at the sizes of every run below that reports a result
+  value      the executable's own check (its --json output) at small awkward sizes
+             (DEFAULT_VALUE_ARGS), and the value of every other run that reports one
   tests      the chapter's tests on the student's kernels (COURSE_CHECK=chNN ctest -L chNN; with
-             no GPU, those labelled cpu too)
-  memcheck, racecheck, synccheck, initcheck   (tool: the sanitizer's name) compute-sanitizer
-             finds nothing at the check's args
-  spills     (tool "spills") no stack frame and no local memory in the student's kernels, from
-             `cuobjdump -res-usage` of the student's executable (no GPU needed); without cuobjdump,
-             the local memory the run reports of the main kernel
-  sass       (tool "sass") with "instruction": the instruction the chapter teaches is in the
-             student's kernel; with "order": "prefetch": in the kernel's main loop every shared
-             store stores data that a global load of an earlier trip brought (a load issued one
-             trip early). Read from `cuobjdump -sass`. The kernel is the one a run at the check's
-             args reports; with no GPU, the check's "kernel" (a regular expression on the readable
-             name, e.g. "^ch05::product_kernel<"), else every kernel of the problem (by name)
-  ncu        (tool "ncu", "metric", "max_ratio") the profiler's metric summed over the run's
-             kernels is at most max_ratio times the solution's on the same args (plus
-             NCU_SLACK, the noise of two identical runs)
-  rate       (tool "rate", "grades") the student's rate against the solution's on the same GPU
-             and args, as a grade: one star per grade reached (default 50, 80, 95% of the
-             solution). It holds from the second grade on (two stars). With no solution built (a
-             hand-out) it is the solution's rate recorded in results/ladder.csv for this GPU model
-             and these sizes, named as such, or not measured when none is recorded.
+             no GPU, those labelled cpu too); a test that names an exercise (6.6) is that
+             exercise's, else those of the problems it names
+  memcheck, racecheck, synccheck   compute-sanitizer finds nothing and the run passes
+  spills     no stack frame and no local memory in the student's kernels whose names match
+             "kernel" (and compute the problem, by name): `cuobjdump -res-usage` of the student's
+             executable, no GPU needed; without cuobjdump, the local memory the runs report
+  sass       "instruction" in the student's kernel matching "kernel", from `cuobjdump -sass`: in
+             each such kernel a run launched, or with no run (no GPU), in one of them. With
+             "order": "prefetch" instead: in the kernel's loop every shared store stores what a
+             global load of an earlier trip brought (a load issued a trip early)
+  ncu        the profiler's "metric", summed over the run's kernels, is at most "max_ratio" times
+             the solution's on the same command line (plus NCU_SLACK, the noise of two runs)
+  rate       the student's rate against the solution's on the same GPU and command line, the
+             better of two runs each, as a grade: one star per grade reached ("grades", e.g. 50,
+             80 and 95% of the solution). It holds from the second grade on. With no solution
+             built (a hand-out), against the solution's rate recorded in results/ladder.csv for
+             this GPU model and these sizes, named as such; not measured when none is recorded.
 
-Each criterion holds, fails, is not measured (the tool is missing, the counters are locked; it
-says why) or needs a GPU. An exercise is: "done" (all hold), "failing" (one fails: each failed
-criterion is one line with the hint to read), "not done" (the value check finds every element
-wrong: the state it is shipped in), "unconfirmed" (the rest hold, some could not be measured
-here), or with no GPU "needs a GPU" after its CPU criteria (tests, spills, sass). Standard library
-only (and the course's own scripts/profile_kernels.py and tests/reliability/kernel_checks.py).
+A criterion holds, fails, is not measured (a tool is missing, the counters are locked: it says
+why) or needs a GPU. An exercise is "done" (all hold), "failing" (one fails: each failed criterion
+is one line with its hint), "not done" (the value check finds every element wrong: the state it is
+shipped in; nothing else is run on it), "unconfirmed" (the rest hold, some could not be measured
+here), or with no GPU "needs a GPU" once its CPU criteria (tests, spills, sass) hold. The tools are
+found as $COMPUTE_SANITIZER, $CUOBJDUMP and $NCU (set empty: do without), on the PATH, or in
+$CUDA_HOME/bin. Standard library only, with the course's scripts/course_description.py,
+scripts/profile_kernels.py and tests/reliability/kernel_checks.py.
 """
 
 import argparse
 import csv
-import io
 import json
 import os
 import re
@@ -56,7 +56,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tests", "reliability"))
 
-import course_chapters  # noqa: E402
+import course_description  # noqa: E402
 from kernel_checks import SANITIZER_ERRORS, read_report, unusable  # noqa: E402
 from profile_kernels import NcuCsvError, ProfileError, check_ncu_errors, parse_ncu  # noqa: E402
 
@@ -100,10 +100,22 @@ class Verdict:
         self.share, self.stars = share, stars  # the rate criterion's
         self.shown = shown or state in (FAILS, NOT_MEASURED)  # printed under the exercise
 
-    def line(self):
-        hint = f" (read: {self.hint})" if self.hint and self.state == FAILS else ""
+    def line(self, detail=None):
+        hint = f" -- {self.hint}" if self.hint and self.state == FAILS else ""
         state = f"{self.state}: " if self.state in (NOT_MEASURED, NEEDS_GPU) else ""
-        return f"{self.name}: {state}{self.detail}{hint}"
+        return f"{self.name}: {state}{self.detail if detail is None else detail}{hint}"
+
+
+def verdict_lines(verdicts):
+    """One line per criterion among @p verdicts that is shown: those of several problems (the
+    same check, state and hint) joined."""
+    groups = {}
+    for verdict in verdicts:
+        if verdict.shown:
+            key = (verdict.name, verdict.state, verdict.hint)
+            groups.setdefault(key, (verdict, []))[1].append(verdict.detail)
+    return [(key[0], verdict.line("; ".join(dict.fromkeys(details))))
+            for key, (verdict, details) in groups.items()]
 
 
 class Exercise:
@@ -163,79 +175,101 @@ def with_defaults(args, defaults):
     return args
 
 
-def problem_args(problem, args):
-    return list(args) if "--problem" in args else ["--problem", problem] + list(args)
-
-
-def read_csv_rows(text):
-    """The rows of an executable's --csv output (a header line, then one line per run)."""
-    lines = [line for line in text.splitlines() if "," in line and not line.startswith(("==", '"'))]
-    start = next((i for i, line in enumerate(lines) if line.startswith("device,")), None)
-    return [] if start is None else list(csv.DictReader(io.StringIO("\n".join(lines[start:]))))
+def args_for(check_args, problem):
+    """A check's command line for one @p problem: a run of several problems (--problem a,b) is
+    made one run per problem, so that a finding is the exercises' of that problem; a run of one
+    problem stays as it is, its verdict shared by every problem of the check."""
+    args = list(check_args)
+    if "--problem" not in args[:-1]:
+        return ["--problem", problem] + args
+    where = args.index("--problem") + 1
+    if problem in args[where].split(","):
+        args[where] = problem
+    return args
 
 
 class Run:
-    """One run of a chapter executable with --csv: its exit status, rows and error line."""
+    """One run of a chapter executable with --json: its exit status, results (one object per
+    problem) and error line. NoDevice when the executable finds no CUDA device."""
 
-    def __init__(self, executable, problem, args, timeout=RUN_TIMEOUT):
-        args = with_defaults(problem_args(problem, args), {"--csv": None, "--no-compare": None})
+    def __init__(self, executable, args, timeout=RUN_TIMEOUT):
+        args = with_defaults(args, {"--json": None, "--no-compare": None})
         self.command = [executable] + args
         self.shown = f"{os.path.basename(executable)} {' '.join(args)}"
         self.status, out, err = run(self.command, timeout)
         if self.status == EXIT_NO_DEVICE:
             raise NoDevice(first_line(err) or "no CUDA device")
-        self.rows = read_csv_rows(out)
+        self.results = []
+        for line in out.splitlines():
+            try:
+                result = json.loads(line) if line.startswith("{") else None
+            except ValueError:
+                result = None
+            if isinstance(result, dict):
+                self.results.append(result)
         self.error = first_line(err, "^error:") or first_line(err)
 
     def passed(self):
-        return self.status == 0 and bool(self.rows) and all(r.get("status") == "PASS"
-                                                            for r in self.rows)
+        return self.status == 0 and bool(self.results) and all(
+            r.get("verdict") == "PASS" for r in self.results)
 
     def kernels(self):
-        return [r["kernel"] for r in self.rows if r.get("kernel")]
+        """The kernels the run launched: (name, local bytes per thread)."""
+        return [(k.get("name", ""), k.get("local_bytes") or 0) for r in self.results
+                for k in r.get("kernels") or []]
 
     def rate(self):
-        rates = [float(r["rate"]) for r in self.rows if r.get("rate")]
+        rates = [r["rate"] for r in self.results if isinstance(r.get("rate"), (int, float))]
         return max(rates) if rates and self.passed() else None
+
+    def first(self, field):
+        return self.results[0].get(field, "") if self.results else ""
 
     def failure(self):
         """One line on why the run did not pass."""
         if self.status == "timeout":
             return f"{self.shown} did not finish in time (a loop that never ends?)"
-        failed = [r for r in self.rows if r.get("status") == "FAIL"]
+        failed = [r for r in self.results if r.get("verdict") == "FAIL"]
         if failed:
-            row = failed[0]
-            return (f"{self.shown}: FAIL, {row.get('mismatches')} of {row.get('compared')} "
-                    f"elements wrong, {row.get('nans')} NaN")
+            check = failed[0].get("check") or {}
+            return (f"{self.shown}: FAIL, {check.get('mismatches')} of {check.get('compared')} "
+                    f"elements wrong, {check.get('nans')} NaN")
         return f"{self.shown}: exit {self.status}" + (f": {self.error}" if self.error else "")
 
     def all_wrong(self):
-        return any(r.get("status") == "FAIL" and r.get("compared") not in ("", "0")
-                   and r.get("mismatches") == r.get("compared") for r in self.rows)
+        checks = [r.get("check") or {} for r in self.results if r.get("verdict") == "FAIL"]
+        return any(c.get("compared") and c.get("mismatches") == c.get("compared")
+                   for c in checks)
 
 
 # ---- the chapter and its description ---------------------------------------------------------
 
-def describe(chapter, required=True):
-    """The chapter's description (`EXE --describe`), or None when not @p required and it cannot
-    be had."""
-    try:
-        status, out, err = run([chapter.student, "--describe"], 60)
-        if status != 0:
-            raise ProgressError(f"{chapter.student} --describe failed (exit {status}): "
-                                f"{first_line(err) or first_line(out)}")
+class Chapter:
+    """One chapter of a build: its manifest entry (label, number, folder, student, solution,
+    student_targets) and, once read, its description and exercises."""
+
+    def __init__(self, entry):
+        self.label, self.number = entry["label"], entry["number"]
+        self.folder, self.student = entry["folder"], entry["student"]
+        self.solution, self.targets = entry.get("solution", ""), entry.get("student_targets", [])
+        self.title = self.folder.split("_", 1)[-1].replace("_", " ")
+        self.kernels = f"chapters/{self.folder}/kernels.cuh"
+        self.description, self.exercises, self.not_built = None, [], False
+
+    def read(self, required=True):
+        """Reads the description and exercises (left empty when not @p required and the
+        executable cannot say: a chapter that does not compile now)."""
         try:
-            description = json.loads(out)
-        except ValueError as error:
-            raise ProgressError(f"{chapter.student} --describe printed no JSON ({error}): "
-                                "rebuild the course") from error
-    except ProgressError:
-        if required:
-            raise
-        return None
-    if not isinstance(description, dict) or not isinstance(description.get("exercises"), list):
-        raise ProgressError(f"{chapter.student} --describe: no list of exercises")
-    return description
+            self.description = course_description.describe(self.student)
+        except course_description.DescriptionError as error:
+            if required:
+                raise ProgressError(str(error)) from error
+            return
+        if not isinstance(self.description, dict) or not isinstance(
+                self.description.get("exercises"), list):
+            raise ProgressError(f"{self.student} --describe: no list of exercises")
+        self.title = self.description.get("title", self.title)
+        self.exercises = read_exercises(self.description)
 
 
 def read_exercises(description):
@@ -374,14 +408,16 @@ def same_trip_loads(code):
 # ---- the criteria -----------------------------------------------------------------------------
 
 class Judge:
-    """Judges one chapter's exercises with its instruments; @p gpu False: the CPU criteria only."""
+    """Judges one chapter's exercises with its instruments. Runs are shared: a check whose
+    command line names one problem is run once, its verdict holding for each of its problems."""
 
-    def __init__(self, chapter, description, only=None, ladder=LADDER):
-        self.chapter, self.description = chapter, description
+    def __init__(self, chapter, only=None, ladder=LADDER):
+        self.chapter, self.description = chapter, chapter.description
         self.only, self.ladder = only, ladder
         self.solution = chapter.solution if os.path.exists(chapter.solution or "") else None
-        self.gpu = True
-        self.values, self.main_kernels = {}, {}  # problem -> Run, problem -> [kernel names]
+        self.values = {}  # problem -> the value criterion's Run
+        self.launched = {}  # problem -> names of the kernels its runs launched
+        self.verdicts = {}  # (check id, command line) -> Verdict
         self._binary = None
 
     def binary(self):
@@ -394,91 +430,79 @@ class Judge:
 
     def checks(self):
         return [c for c in self.description.get("checks", []) if isinstance(c, dict)
-                and c.get("tool") not in ("value", "check") and self.wanted(c.get("id"))]
+                and self.wanted(c.get("id"))]
 
-    def value_check(self):
-        found = [c for c in self.description.get("checks", []) if isinstance(c, dict)
-                 and c.get("tool") in ("value", "check")]
-        return found[0] if found else {"id": "value", "args": DEFAULT_VALUE_ARGS}
+    def note(self, problem, run_):
+        self.launched.setdefault(problem, []).extend(name for name, _ in run_.kernels())
 
     # -- value
 
     def value(self, problem):
-        """The value criterion at small sizes (NoDevice without a GPU)."""
-        check = self.value_check()
-        run_ = Run(self.chapter.student, problem, with_defaults(check.get("args", []), QUICK))
+        """The value criterion at small awkward sizes (NoDevice without a GPU)."""
+        run_ = Run(self.chapter.student, with_defaults(["--problem", problem] + DEFAULT_VALUE_ARGS,
+                                                       QUICK))
         self.values[problem] = run_
-        self.main_kernels.setdefault(problem, []).extend(run_.kernels())
+        self.note(problem, run_)
         if run_.passed():
             return Verdict("value", HOLDS, f"PASS at {run_.shown}")
-        return Verdict("value", FAILS, run_.failure(), check.get("hint", ""))
+        return Verdict("value", FAILS, run_.failure())
 
     # -- sanitizers
 
-    def sanitizer(self, check, problem):
-        tool, name = check["tool"], check.get("id", check["tool"])
+    def sanitizer(self, check, args):
+        tool, name, hint = check["tool"], check.get("id", check["tool"]), check.get("hint", "")
         sanitizer = find_tool("compute-sanitizer")
         if not sanitizer:
             return Verdict(name, NOT_MEASURED, "compute-sanitizer not found (it comes with the "
                            "CUDA toolkit)")
-        args = with_defaults(problem_args(problem, check.get("args", [])),
-                             dict(QUICK, **{"--no-compare": None}))
+        args = with_defaults(args, dict(QUICK, **{"--no-compare": None}))
         command = [sanitizer, "--tool", tool, "--error-exitcode", str(SANITIZER_ERRORS),
                    "--print-limit", "10", self.chapter.student] + args
         code, out, err = run(command, TOOL_TIMEOUT)
         report, shown = out + "\n" + err, " ".join(args)
         if code == "timeout":
-            return Verdict(name, FAILS, f"did not finish under {tool} at {shown}",
-                           check.get("hint", ""))
+            return Verdict(name, FAILS, f"did not finish under {tool} at {shown}", hint)
+        if code == EXIT_NO_DEVICE and re.search("no CUDA device", report):
+            raise NoDevice(first_line(err, "^error:"))
         why = unusable(tool, code, report)
-        if why and re.search(r"no CUDA device", report):
-            return Verdict(name, NEEDS_GPU, "")
         if why:
             return Verdict(name, NOT_MEASURED, why)
-        findings = read_report(report) or 0
-        if findings or code == SANITIZER_ERRORS:
+        if read_report(report) or code == SANITIZER_ERRORS:
             finding = first_line(report, r"^=+ +(Invalid|Race|Barrier|Error|Uninitialized|"
                                          r"Warning|Divergent|Misaligned|Out-of-range)")
             finding = re.sub(r"^=+\s*", "", finding)
             return Verdict(name, FAILS, f"{tool} found errors at {shown}"
-                           + (f": {finding}" if finding else ""), check.get("hint", ""))
+                           + (f": {finding}" if finding else ""), hint)
         if code != 0:
             return Verdict(name, FAILS, f"exit {code} under {tool} at {shown}: "
-                           f"{first_line(err, '^error:') or first_line(err)}",
-                           check.get("hint", ""))
+                           f"{first_line(err, '^error:') or first_line(err)}", hint)
         return Verdict(name, HOLDS, f"{tool} clean at {shown}")
 
     # -- code: spills and instructions
 
     def kernels_of(self, check, problem):
-        """{readable: mangled} of the student's kernels the check reads for @p problem, and how
-        they were chosen; None when a run is needed to know."""
-        kernels = self.binary().kernels(self.chapter.number)
-        if check.get("kernel"):
-            chosen = {r: m for r, m in kernels.items() if re.search(check["kernel"], r)}
-            return chosen, f"matching {check['kernel']!r}"
-        launched = self.main_kernels.get(problem)
-        if launched:
-            return {r: m for r, m in kernels.items() if r in launched}, "the run's kernel"
-        if check.get("tool") == "spills":
-            return ({r: m for r, m in kernels.items() if problem in problems_of_kernel(r)},
-                    f"your {problem} kernels")
-        return None, ""
+        """{readable: mangled} of the student's kernels whose names match the check's "kernel"
+        (every one of the chapter's, without it) and that compute @p problem (by name)."""
+        pattern = check.get("kernel") or ""
+        return {r: m for r, m in self.binary().kernels(self.chapter.number).items()
+                if re.search(pattern, r) and problem in problems_of_kernel(r)}
 
     def spills(self, check, problem):
-        name = check.get("id", "no-spills")
+        name, hint = check.get("id", "no-spills"), check.get("hint", "")
         binary = self.binary()
         if binary.error:
-            run_ = self.values.get(problem)
-            if run_ and run_.rows:
-                local = [f"{r['kernel']}: {r['local_bytes']} bytes of local memory per thread"
-                         for r in run_.rows if r.get("local_bytes") not in ("", "0", None)]
-                return (Verdict(name, FAILS, "; ".join(local), check.get("hint", "")) if local
-                        else Verdict(name, HOLDS, "no local memory in the run's kernel"))
-            return Verdict(name, NOT_MEASURED, binary.error)
-        kernels, how = self.kernels_of(check, problem)
+            # Without cuobjdump: the local memory of the kernels the runs launched.
+            launched = [(n, b) for p, runs in self.values.items() if p == problem
+                        for n, b in runs.kernels() if re.search(check.get("kernel") or "", n)]
+            if not launched:
+                return Verdict(name, NOT_MEASURED, binary.error)
+            local = sorted({f"{n}: {b} bytes of local memory per thread" for n, b in launched
+                            if b})
+            return (Verdict(name, FAILS, "; ".join(local), hint) if local else
+                    Verdict(name, HOLDS, "no local memory in the kernels the run launched"))
+        kernels = self.kernels_of(check, problem)
         if not kernels:
-            return Verdict(name, NOT_MEASURED, f"no kernel of yours found ({how})")
+            return Verdict(name, NOT_MEASURED, f"none of your {problem} kernels found")
         bad = []
         for readable, mangled in sorted(kernels.items()):
             found = binary.resources.get(mangled, {})
@@ -487,68 +511,80 @@ class Judge:
                 bad.append(f"{readable} has a {stack}-byte stack frame and {local} bytes of local "
                            "memory")
         if bad:
-            return Verdict(name, FAILS, "; ".join(bad) + " (registers spilled, or an array the "
-                           "compiler cannot keep in registers)", check.get("hint", ""))
+            return Verdict(name, FAILS, "; ".join(bad), hint)
         return Verdict(name, HOLDS, f"no stack frame or local memory in {len(kernels)} kernels")
 
     def sass(self, check, problem):
-        name = check.get("id", "sass")
+        """The instruction (or the prefetch order) in the student's kernel: in each kernel of
+        the check's that a run launched, or with no run known, in one of them."""
+        name, hint = check.get("id", "sass"), check.get("hint", "")
         binary = self.binary()
         if binary.error:
             return Verdict(name, NOT_MEASURED, binary.error)
-        kernels, how = self.kernels_of(check, problem)
-        if kernels is None:
-            return Verdict(name, NEEDS_GPU, "which kernel runs is known from a run")
+        kernels = self.kernels_of(check, problem)
+        launched = {r: m for r, m in kernels.items() if r in self.launched.get(problem, [])}
         if not kernels:
-            return Verdict(name, NOT_MEASURED, f"no kernel of yours found ({how})")
+            return Verdict(name, NOT_MEASURED, f"none of your {problem} kernels found")
         order, instruction = check.get("order"), check.get("instruction", "")
-        missing = []
-        for readable, mangled in sorted(kernels.items()):
+        missing = {}
+        for readable, mangled in sorted((launched or kernels).items()):
             codes = binary.sass.get(mangled, [])
             if order == "prefetch":
                 results = [same_trip_loads(code) for code in codes]
+                fed = next((f for _, f in results if f), [])
                 if not any(loops for loops, _ in results):
-                    missing.append(f"{readable} has no loop that stores to shared memory")
-                for _, fed in results:
-                    if fed:
-                        missing.append(f"in {readable}'s loop, {fed[0]} stores what a global "
-                                       "load of the same trip brought: nothing is loaded a trip "
-                                       "early")
-                        break
+                    missing[readable] = f"{readable} has no loop that stores to shared memory"
+                elif fed:
+                    missing[readable] = (f"in {readable}'s loop, {fed[0]} stores what a global "
+                                         "load of the same trip brought: nothing is loaded a "
+                                         "trip early")
             elif not any(has_instruction(code, instruction) for code in codes):
-                missing.append(f"no {instruction} in {readable}")
-        if missing:
-            return Verdict(name, FAILS, "; ".join(missing), check.get("hint", ""))
+                missing[readable] = f"no {instruction} in {readable}"
         what = "loads a trip early" if order == "prefetch" else f"{instruction} present"
-        return Verdict(name, HOLDS, f"{what} ({', '.join(sorted(kernels))})")
+        if launched and missing:
+            return Verdict(name, FAILS, "; ".join(missing.values()), hint)
+        if not launched and len(missing) == len(kernels):
+            return Verdict(name, FAILS, "; ".join(missing.values()), hint)
+        held = sorted(set(launched or kernels) - set(missing))
+        return Verdict(name, HOLDS, f"{what} ({', '.join(held)})")
 
     # -- profiler
 
-    def ncu(self, check, problem):
-        name, metric = check.get("id", "ncu"), check.get("metric", "")
+    def ncu_total(self, executable, args, metric):
+        """(the metric summed over the run's kernels, "") or (None, why it was not measured)."""
         ncu = find_tool("ncu")
         if not ncu:
-            return Verdict(name, NOT_MEASURED, "ncu (Nsight Compute) not found")
+            return None, "ncu (Nsight Compute) not found"
+        command = [ncu, "--csv", "--page", "raw", "--print-units", "base", "--clock-control",
+                   "none", "--metrics", metric, executable] + args
+        code, out, err = run(command, TOOL_TIMEOUT)
+        if code == "timeout":
+            return None, f"ncu did not finish in {TOOL_TIMEOUT} s"
+        try:
+            check_ncu_errors(out + err)
+            launches = parse_ncu(out)
+        except ProfileError as error:
+            if "no CUDA device" in str(error):
+                raise NoDevice(str(error)) from error
+            return None, str(error).split(":")[0]
+        except NcuCsvError as error:
+            return None, f"ncu (exit {code}): {error}"
+        values = [launch.get(metric) for launch in launches]
+        if not any(isinstance(v, float) for v in values):
+            return None, f"ncu reported no {metric}"
+        return sum(v for v in values if isinstance(v, float)), ""
+
+    def ncu(self, check, args):
+        name, metric = check.get("id", "ncu"), check.get("metric", "")
         if not self.solution:
             return Verdict(name, NOT_MEASURED, "no solution in this build to compare with")
+        args = with_defaults(args, dict(QUICK, **{"--no-compare": None, "--no-check": None}))
         totals = []
-        args = with_defaults(problem_args(problem, check.get("args", [])),
-                             dict(QUICK, **{"--no-compare": None, "--no-check": None}))
         for executable in (self.chapter.student, self.solution):
-            command = [ncu, "--csv", "--page", "raw", "--print-units", "base", "--clock-control",
-                       "none", "--metrics", metric, executable] + args
-            code, out, err = run(command, TOOL_TIMEOUT)
-            try:
-                check_ncu_errors(out + err)
-                launches = parse_ncu(out)
-            except ProfileError as error:
-                return Verdict(name, NOT_MEASURED, str(error).split(":")[0])
-            except NcuCsvError as error:
-                return Verdict(name, NOT_MEASURED, f"ncu (exit {code}): {error}")
-            values = [launch.get(metric) for launch in launches]
-            if not any(isinstance(v, float) for v in values):
-                return Verdict(name, NOT_MEASURED, f"ncu reported no {metric}")
-            totals.append(sum(v for v in values if isinstance(v, float)))
+            total, why = self.ncu_total(executable, args, metric)
+            if total is None:
+                return Verdict(name, NOT_MEASURED, why)
+            totals.append(total)
         ratio = float(check.get("max_ratio", DEFAULT_MAX_RATIO))
         yours, solution = totals
         detail = f"{metric} {yours:,.0f}, the solution's {solution:,.0f} at {' '.join(args)}"
@@ -558,54 +594,57 @@ class Judge:
 
     # -- rate
 
-    def rate(self, check, problem):
-        name = check.get("id", "rate")
+    def rate(self, check, args):
+        name, hint = check.get("id", "rate"), check.get("hint", "")
         grades = sorted(float(g) for g in check.get("grades", DEFAULT_GRADES))
-        args = check.get("args", [])
-        runs = [Run(self.chapter.student, problem, args)]
+        runs = [Run(self.chapter.student, args)]
         if not runs[0].passed():
-            return Verdict(name, FAILS, "no rate: " + runs[0].failure(), check.get("hint", ""))
-        self.main_kernels.setdefault(problem, []).extend(runs[0].kernels())
+            return Verdict(name, FAILS, "no rate: " + runs[0].failure(), hint)
         if self.solution:
             # Alternately, twice each: the better of two runs (each a median), so that a passing
-            # clock or another process is less likely to decide.
-            solution = [Run(self.solution, problem, args)]
-            runs.append(Run(self.chapter.student, problem, args))
-            solution.append(Run(self.solution, problem, args))
+            # clock change or another process is less likely to decide.
+            solution = [Run(self.solution, args)]
+            runs.append(Run(self.chapter.student, args))
+            solution.append(Run(self.solution, args))
             reference = max((r.rate() or 0) for r in solution)
             if not reference:
                 return Verdict(name, NOT_MEASURED, "the solution's run failed: "
                                + solution[0].failure())
             against = "of the solution's rate on this GPU"
         else:
-            reference, against = recorded_rate(self.ladder, self.chapter, problem, runs[0],
-                                               args)
+            reference, against = recorded_rate(self.ladder, self.chapter, runs[0], args)
             if not reference:
                 return Verdict(name, NOT_MEASURED, against)
         yours = max((r.rate() or 0) for r in runs)
         share = yours / reference
         stars = sum(share >= g for g in grades)
-        unit = runs[0].rows[0].get("rate_unit", "")
+        needed = grades[min(GRADE_NEEDED, len(grades)) - 1]
         detail = (f"{'*' * stars or '-'} {share:.0%} {against} ({yours:.4g} against "
-                  f"{reference:.4g} {unit} at {' '.join(args)}); {GRADE_NEEDED} stars "
-                  f"({grades[GRADE_NEEDED - 1]:.0%}) needed")
-        state = HOLDS if stars >= GRADE_NEEDED else FAILS
-        return Verdict(name, state, detail, check.get("hint", ""), share, stars,
-                       shown=not self.solution)
+                  f"{reference:.4g} {runs[0].first('unit')} at {' '.join(args)}); "
+                  f"{GRADE_NEEDED} stars ({needed:.0%}) needed")
+        state = HOLDS if share >= needed else FAILS
+        return Verdict(name, state, detail, hint, share, stars, shown=not self.solution)
 
     def criterion(self, check, problem):
+        """The check's verdict for @p problem (a run on a GPU may raise NoDevice)."""
         tool = check.get("tool")
-        if tool in SANITIZER_TOOLS:
-            return self.sanitizer(check, problem)
-        if tool == "spills":
-            return self.spills(check, problem)
-        if tool == "sass":
-            return self.sass(check, problem)
-        if tool == "ncu":
-            return self.ncu(check, problem)
-        if tool == "rate":
-            return self.rate(check, problem)
-        return Verdict(check.get("id", tool), NOT_MEASURED, f"unknown tool {tool!r}")
+        args = args_for(check.get("args", []), problem)
+        key = (check.get("id"), tuple(args) if tool not in ("sass", "spills") else problem)
+        if key not in self.verdicts:
+            if tool in SANITIZER_TOOLS:
+                verdict = self.sanitizer(check, args)
+            elif tool == "spills":
+                verdict = self.spills(check, problem)
+            elif tool == "sass":
+                verdict = self.sass(check, problem)
+            elif tool == "ncu":
+                verdict = self.ncu(check, args)
+            elif tool == "rate":
+                verdict = self.rate(check, args)
+            else:
+                verdict = Verdict(check.get("id", tool), NOT_MEASURED, f"unknown tool {tool!r}")
+            self.verdicts[key] = verdict
+        return self.verdicts[key]
 
 
 def sizes_key(problem, text):
@@ -618,14 +657,12 @@ def sizes_key(problem, text):
     return numbers
 
 
-def recorded_rate(ladder, chapter, problem, run_, args):
+def recorded_rate(ladder, chapter, run_, args):
     """(the solution's rate recorded in results/ladder.csv on this GPU model at these sizes,
     what it is against) or (None, why there is none)."""
-    row = run_.rows[0]
-    device, sizes = row.get("device", ""), sizes_key(problem, row.get("sizes", ""))
+    device, sizes, problem = run_.first("device"), run_.first("sizes"), run_.first("problem")
     variant = args[args.index("--variant") + 1] if "--variant" in args[:-1] else ""
-    names = {f"ch{chapter.number:02d}"} | ({f"ch{chapter.number:02d} {variant}"} if variant
-                                            else set())
+    names = {chapter.label} | ({f"{chapter.label} {variant}"} if variant else set())
     try:
         with open(ladder, encoding="utf-8") as handle:
             rows = list(csv.DictReader(handle))
@@ -633,9 +670,9 @@ def recorded_rate(ladder, chapter, problem, run_, args):
         rows = []
     found = [r for r in rows if r.get("device") == device and r.get("problem") == problem
              and r.get("implementation") in names and r.get("status") == "PASS" and r.get("rate")
-             and sizes_key(problem, r.get("sizes", "")) == sizes]
+             and sizes_key(problem, r.get("sizes", "")) == sizes_key(problem, sizes)]
     if not found:
-        return None, f"no recorded rate for {device} at {row.get('sizes')} (results/ladder.csv)"
+        return None, f"no recorded rate for {device} at {sizes} (results/ladder.csv)"
     best = found[-1]
     return float(best["rate"]), (f"of the solution's recorded rate on {device} "
                                  f"(results/ladder.csv, {best.get('date')})")
@@ -714,7 +751,7 @@ def exercises_of_test(name, exercises):
 def judge_chapter(chapter, build_dir, only=None, gpu=True, ladder=LADDER):
     """Judges every exercise of @p chapter (chapter.exercises) with the criteria named in @p only
     (all: None); returns whether a GPU was there."""
-    judge = Judge(chapter, chapter.description, only, ladder)
+    judge = Judge(chapter, only, ladder)
     exercises = chapter.exercises
     problems = [p for p in PROBLEMS if any(p in e.problems for e in exercises)]
     by_problem = {p: [] for p in problems}
@@ -724,7 +761,6 @@ def judge_chapter(chapter, build_dir, only=None, gpu=True, ladder=LADDER):
                 by_problem[problem].append(judge.value(problem))
         except NoDevice:
             gpu, by_problem = False, {p: [] for p in problems}
-    judge.gpu = gpu
     for check in judge.checks():
         for problem in problems:
             if problem not in check.get("problems", problems):
@@ -779,6 +815,7 @@ def print_chapter(chapter, checked, gpu):
               else "  no exercises")
     rows = [[e.id, ", ".join(e.problems), e.task] for e in chapter.exercises]
     widths = [max((len(row[column]) for row in rows), default=0) for column in range(3)]
+    printed = {}  # a criterion's line -> the exercise under which it was printed
     for exercise, row in zip(chapter.exercises, rows):
         line = "  " + "  ".join(f"{cell:<{width}}" for cell, width in zip(row, widths))
         if checked:
@@ -790,8 +827,9 @@ def print_chapter(chapter, checked, gpu):
         indent = "  " + " " * widths[0] + "  "
         if not checked:
             continue
-        for line in dict.fromkeys(v.line() for v in exercise.verdicts if v.shown):
-            print(indent + line)
+        for name, text in verdict_lines(exercise.verdicts):
+            print(indent + (f"{name}: as for {printed[text]}" if text in printed else text))
+            printed.setdefault(text, exercise.id)
         if not gpu:
             held = sorted({v.name for v in exercise.verdicts if v.state == HOLDS})
             later = sorted({v.name for v in exercise.verdicts if v.state == NEEDS_GPU} |
@@ -820,16 +858,19 @@ def wanted_chapters(chapters, texts):
 def load_chapters(build_dir, texts=(), not_built=(), solutions=None):
     """The build's chapters (those named by @p texts), each with its description and exercises;
     @p solutions: another build folder whose solution executables to compare with."""
-    chapters = course_chapters.read_chapters(build_dir)
+    try:
+        chapters = [Chapter(entry) for entry in course_description.read_manifest(build_dir)]
+        others = ({e["label"]: e for e in course_description.read_manifest(solutions)}
+                  if solutions else {})
+    except course_description.DescriptionError as error:
+        raise ProgressError(str(error)) from error
     if texts:
         chapters = wanted_chapters(chapters, texts)
-    others = {c.label: c for c in course_chapters.read_chapters(solutions)} if solutions else {}
     for chapter in chapters:
         if chapter.label in others:
-            chapter.solution = others[chapter.label].solution
+            chapter.solution = others[chapter.label].get("solution", "")
         chapter.not_built = chapter.label in not_built
-        chapter.description = describe(chapter, required=not chapter.not_built)
-        chapter.exercises = read_exercises(chapter.description) if chapter.description else []
+        chapter.read(required=not chapter.not_built)
         for exercise in chapter.exercises:
             if chapter.not_built:
                 exercise.status = NOT_COMPILING
@@ -843,6 +884,22 @@ def judge_all(chapters, build_dir, only=None, ladder=LADDER):
         if not chapter.not_built:
             gpu = judge_chapter(chapter, build_dir, only, gpu, ladder)
     return gpu
+
+
+def list_targets(build_dir, texts):
+    """Prints "chNN TARGET..." for each chapter of the build (progress.sh builds them)."""
+    try:
+        chapters = [Chapter(entry) for entry in course_description.read_manifest(build_dir)]
+        if texts:
+            chapters = wanted_chapters(chapters, texts)
+    except course_description.DescriptionError as error:
+        raise ProgressError(str(error)) from error
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    for chapter in chapters:
+        print(" ".join([chapter.label] + list(chapter.targets)))
+    return EXIT_DONE
 
 
 def main(argv=None):
@@ -859,10 +916,14 @@ def main(argv=None):
     parser.add_argument("--ladder", default=LADDER, metavar="CSV",
                         help="the solutions' recorded rates, for a build without solutions "
                              "(default results/ladder.csv)")
+    parser.add_argument("--targets", action="store_true",
+                        help="only list each chapter's label and the targets that build it")
     parser.add_argument("chapters", nargs="*", metavar="chNN",
                         help="only these chapters (ch01 or 1); all by default")
     args = parser.parse_args(argv)
     try:
+        if args.targets:
+            return list_targets(args.build_dir, args.chapters)
         try:
             chapters = load_chapters(args.build_dir, args.chapters, args.not_built, args.solutions)
         except ValueError as error:
@@ -898,7 +959,7 @@ def main(argv=None):
                   f"{args.build_dir} -L chNN --output-on-failure")
             return EXIT_NOT_DONE
         return EXIT_DONE
-    except (ProgressError, course_chapters.ManifestError) as error:
+    except ProgressError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_ERROR
 

@@ -53,6 +53,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 
+source "$root/scripts/python.sh"
+python=$(find_python "") || { echo "error: no python3: install it (sudo apt-get install python3)" >&2; exit 4; }
 not_built=()
 if [ "$build" = yes ]; then
   source "$root/scripts/setup.sh"
@@ -68,26 +70,20 @@ if [ "$build" = yes ]; then
   )
   [ $? -eq 0 ] || { echo "error: configuring $build_dir failed" >&2; exit 4; }
   # Each chapter on its own, so that one that does not compile leaves the others checked.
-  wanted=()
-  for chapter in "${chapters[@]}"; do
-    if [[ "$chapter" =~ ^(ch)?0?([0-9]{1,2})$ ]]; then
-      wanted+=("$(printf 'ch%02d' "${BASH_REMATCH[2]}")")
-    fi
-  done
-  while IFS=$'\t' read -r label _slug _student _solution targets; do
+  targets=$("$python" "$root/scripts/progress.py" --build-dir "$build_dir" --targets \
+    "${chapters[@]}") || exit $?
+  while read -r label chapter_targets; do
     [ -n "$label" ] || continue
-    [ ${#wanted[@]} -eq 0 ] || [[ " ${wanted[*]} " == *" $label "* ]] || continue
     printf '==> building %s: your kernels and their tests\n' "$label"
     log="$build_dir/progress_$label.log"
-    if ! cmake --build "$build_dir" --target ${targets//,/ } -j "$(nproc)" >"$log" 2>&1; then
+    # shellcheck disable=SC2086  # the targets are words
+    if ! cmake --build "$build_dir" --target $chapter_targets -j "$(nproc)" >"$log" 2>&1; then
       not_built+=(--not-built "$label")
       grep -E "error" "$log" | awk '!seen[$0]++' | head -n 5 | sed 's/^/    /'
       printf '    (the whole output: %s)\n' "$log"
     fi
-  done <"$build_dir/course_chapters.tsv"
+  done <<<"$targets"
 fi
 
-source "$root/scripts/python.sh"
-python=$(find_python "") || { echo "error: no python3: install it (sudo apt-get install python3)" >&2; exit 4; }
 exec "$python" "$root/scripts/progress.py" --build-dir "$build_dir" "${not_built[@]}" \
   "${passed[@]}" "${chapters[@]}"

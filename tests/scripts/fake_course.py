@@ -4,7 +4,8 @@ predict.py. Each stand-in does what its environment variables say, so that a tes
 mistake at a time and see the right criterion catch it:
 
   FAKE_DESCRIBE           the file `--describe` prints
-  FAKE_<PROBLEM>          pass, all-wrong, some-wrong, no-device: the executable's check
+  FAKE_<PROBLEM>          pass, all-wrong, some-wrong, no-device: the executable's check (its
+                          runs print --json's objects)
   FAKE_RATE_STUDENT, FAKE_RATE_SOLUTION   the rate each edition reports (default 10)
   FAKE_DEVICE             the device the run reports (default FAKE GPU)
   FAKE_LOCAL              local bytes the run reports for its kernel (default 0)
@@ -31,7 +32,7 @@ TOOLS = ("cuobjdump", "ncu", "compute_sanitizer")
 
 EXECUTABLE = textwrap.dedent('''\
     #!/usr/bin/env python3
-    import os, sys
+    import json, os, sys
     args = sys.argv[1:]
     with open(os.environ["FAKE_LOG"], "a") as log:
         log.write(" ".join([os.path.basename(sys.argv[0])] + args) + "\\n")
@@ -39,30 +40,32 @@ EXECUTABLE = textwrap.dedent('''\
         print(open(os.environ["FAKE_DESCRIBE"]).read())
         sys.exit(0)
     problem = args[args.index("--problem") + 1] if "--problem" in args else "matmul"
-    mode = os.environ.get("FAKE_" + problem.upper(), "pass")
-    if mode == "no-device":
+    modes = {name: os.environ.get("FAKE_" + name.upper(), "pass") for name in problem.split(",")}
+    if "no-device" in modes.values():
         print("error: no CUDA device available (no CUDA-capable device is detected); this "
               "executable needs an NVIDIA GPU", file=sys.stderr)
         sys.exit(3)
     edition = "solution" if sys.argv[0].endswith("_solution") else "student"
-    rate = os.environ.get("FAKE_RATE_" + edition.upper(), "10")
+    rate = float(os.environ.get("FAKE_RATE_" + edition.upper(), "10"))
     kernels = {"matmul": "ch09::product_kernel<course::PlusTimes>",
                "minplus": "ch09::product_kernel<course::MinPlus>",
                "conv2d": "ch09::conv2d_kernel<0, 0>", "conv1d": "ch09::conv1d_kernel"}
     sizes = {"matmul": "m=4096 n=4096 k=4096", "minplus": "m=4096 n=4096 k=4096",
-             "conv2d": "image 37x29 mask 13x13", "conv1d": "n=100 taps=7"}[problem]
-    wrong = {"pass": 0, "all-wrong": 100, "some-wrong": 7}[mode]
-    status = "FAIL" if wrong else "PASS"
-    print("device,chapter,edition,problem,variant,sizes,median_ms,min_ms,max_ms,runs,rate,"
-          "rate_unit,peak_percent,previous_ms,speedup,kernel,registers,static_shared_bytes,"
-          "dynamic_shared_bytes,local_bytes,threads_per_block,blocks_per_sm,status,compared,"
-          "mismatches,nans,worst_abs_error")
-    print(",".join([os.environ.get("FAKE_DEVICE", "FAKE GPU"), "9", edition, problem, "",
-                    sizes, "0.5", "0.5", "0.5", "1", "" if wrong else rate, "TFLOP/s",
-                    "", "0", "", '"' + kernels[problem] + '"', "64", "0", "0",
-                    os.environ.get("FAKE_LOCAL", "0"), "256", "2", status, "100", str(wrong),
-                    "0", "0"]))
-    sys.exit(1 if wrong else 0)
+             "conv2d": "image 37x29 mask 13x13", "conv1d": "n=100 taps=7"}
+    failed = False
+    for name, mode in modes.items():
+        wrong = {"pass": 0, "all-wrong": 100, "some-wrong": 7}[mode]
+        failed = failed or wrong > 0
+        print(json.dumps({
+            "device": os.environ.get("FAKE_DEVICE", "FAKE GPU"), "chapter": 9,
+            "edition": edition, "problem": name, "variant": "", "sizes": sizes[name],
+            "median_ms": 0.5, "rate": None if wrong else rate, "unit": "TFLOP/s",
+            "kernels": [{"name": "course::pad_transposed", "local_bytes": 0},
+                        {"name": kernels[name],
+                         "local_bytes": int(os.environ.get("FAKE_LOCAL", "0"))}],
+            "verdict": "FAIL" if wrong else "PASS",
+            "check": {"compared": 100, "mismatches": wrong, "nans": 0}}))
+    sys.exit(1 if failed else 0)
 ''')
 
 SANITIZER = textwrap.dedent('''\
@@ -119,7 +122,8 @@ CTEST = textwrap.dedent('''\
     echo "ctest $* COURSE_CHECK=$COURSE_CHECK" >>"$FAKE_LOG"
     while [ "$1" != --output-junit ]; do shift; done
     if [ -n "$FAKE_JUNIT" ]; then cp "$FAKE_JUNIT" "$2"; exit 8; fi
-    printf '<testsuite tests="1"><testcase name="test_ch09:ch09 products" status="run"/></testsuite>' >"$2"
+    echo '<testsuite tests="1"><testcase name="test_ch09:ch09 products" status="run"/>' >"$2"
+    echo '</testsuite>' >>"$2"
 ''')
 
 
@@ -174,27 +178,32 @@ SAME_TRIP_LOOP = [("LDG.E.128.CONSTANT R40, desc[UR8][R86.64]", 0x750),
                   ("BAR.SYNC.DEFER_BLOCKING 0x0", 0x18e0), ("@!P0 BRA 0x750", 0x18f0),
                   ("EXIT", 0x1900)]
 
+SMALL = ["-m", "67", "-n", "45", "-k", "33"]
 CHECKS = [
     {"id": "memcheck", "tool": "memcheck", "problems": ["matmul", "minplus", "conv2d"],
-     "args": ["-m", "67", "-n", "45", "-k", "33"], "hint": "exercise 9.1 / scripts/hint.sh 9.1"},
+     "args": ["--problem", "matmul,minplus,conv2d"] + SMALL,
+     "hint": "exercise 9.1 / scripts/hint.sh 9.1"},
     {"id": "racecheck", "tool": "racecheck", "problems": ["matmul", "minplus"],
-     "args": ["-m", "67", "-n", "45", "-k", "33"], "hint": "scripts/hint.sh 9.1"},
+     "args": ["--problem", "matmul,minplus"] + SMALL, "hint": "scripts/hint.sh 9.1"},
     {"id": "no-spills", "tool": "spills", "problems": ["matmul", "minplus", "conv2d"],
-     "args": [], "hint": "scripts/hint.sh 9.1"},
+     "args": ["--problem", "matmul,minplus,conv2d"] + SMALL, "kernel": "^ch09::",
+     "hint": "scripts/hint.sh 9.1"},
     {"id": "sass-LDS.128", "tool": "sass", "instruction": "LDS.128",
      "problems": ["matmul", "minplus"], "kernel": "^ch09::product_kernel<", "args": [],
      "hint": "the lesson's 128-bit loads / scripts/hint.sh 9.1"},
     {"id": "sass-LDGSTS", "tool": "sass", "instruction": "LDGSTS",
-     "problems": ["matmul", "minplus"], "args": [], "hint": "scripts/hint.sh 9.1"},
+     "problems": ["matmul", "minplus"], "kernel": "ch09::product_kernel", "args": [],
+     "hint": "scripts/hint.sh 9.1"},
     {"id": "prefetch", "tool": "sass", "order": "prefetch", "problems": ["matmul", "minplus"],
      "kernel": "^ch09::product_kernel<", "args": [], "hint": "scripts/hint.sh 9.1"},
     {"id": "bank-conflicts", "tool": "ncu",
      "metric": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "max_ratio": 1.5,
-     "problems": ["matmul", "minplus"], "args": ["-m", "1024", "-n", "1024", "-k", "1024"],
+     "problems": ["matmul", "minplus"],
+     "args": ["--problem", "matmul", "-m", "1024", "-n", "1024", "-k", "1024"],
      "hint": "scripts/hint.sh 9.1"},
     {"id": "rate", "tool": "rate", "problems": ["matmul", "minplus", "conv2d"],
-     "args": ["-m", "4096", "-n", "4096", "-k", "4096"], "grades": [0.5, 0.8, 0.95],
-     "hint": "scripts/hint.sh 9.1"},
+     "args": ["--problem", "matmul,minplus,conv2d", "-m", "4096", "-n", "4096", "-k", "4096"],
+     "grades": [0.5, 0.8, 0.95], "hint": "scripts/hint.sh 9.1"},
 ]
 
 
@@ -228,14 +237,19 @@ class FakeCourse:
         for tool, text in (("compute-sanitizer", SANITIZER), ("cuobjdump", CUOBJDUMP),
                            ("ncu", NCU), ("ctest", CTEST)):
             write_executable(os.path.join(self.bin, tool), text)
-        with open(os.path.join(self.build, "course_chapters.tsv"), "w", encoding="utf-8") as out:
-            out.write(f"ch09\tfake_chapter\t{self.student}\t{self.student}_solution\t"
-                      "test_ch09,ch09_fake_chapter\n")
+        self.chapters = [{"label": "ch09", "number": 9, "folder": "09_fake_chapter",
+                          "student": self.student, "solution": self.student + "_solution",
+                          "student_targets": ["test_ch09", "ch09_fake_chapter"]}]
+        self.write_manifest()
         self.log = os.path.join(folder, "log.txt")
         self.files = {}
         self.write("FAKE_DESCRIBE", json.dumps(describe or description()))
         self.write("FAKE_RES_USAGE", res_usage())
         self.write("FAKE_SASS", sass())
+
+    def write_manifest(self):
+        with open(os.path.join(self.build, "course_chapters.json"), "w", encoding="utf-8") as out:
+            json.dump({"schema": 1, "chapters": self.chapters}, out)
 
     def write(self, variable, text):
         path = os.path.join(self.folder, variable.lower() + ".txt")

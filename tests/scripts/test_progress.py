@@ -32,6 +32,7 @@ import fake_course
 from fake_course import FakeCourse
 from support import ROOT
 
+import course_description
 import progress
 
 PROGRESS_SH = os.path.join(ROOT, "scripts", "progress.sh")
@@ -84,8 +85,7 @@ class NoDeviceTest(unittest.TestCase):
                               capture_output=True, text=True, env=env, timeout=300, check=False)
         self.assertEqual(done.returncode, 3, done.stdout + done.stderr)
         self.assertIn("No CUDA device", done.stdout)
-        with open(os.path.join(BUILD_DIR, "course_chapters.tsv"), encoding="utf-8") as handle:
-            built = [int(line.split("\t")[0][2:]) for line in handle if line.strip()]
+        built = [c["number"] for c in course_description.read_manifest(BUILD_DIR)]
         self.assertTrue(built)
         regions = exercise_regions()
         for number in built:
@@ -122,7 +122,7 @@ class Fixture(unittest.TestCase):
         self.assertRegex(output, rf"(?m)^  {re.escape(identifier)}  .*  {status}(  [-*]+ .*)?$")
 
     def assert_caught(self, done, identifier, line):
-        """Exercise @p identifier is failing with the criterion line @p line, which names its hint."""
+        """Exercise @p identifier is failing, with the criterion line @p line (and its hint)."""
         self.assertEqual(done.returncode, 1, done.stdout + done.stderr)
         self.assert_status(done.stdout, identifier, "failing")
         self.assertIn(line, done.stdout)
@@ -148,17 +148,19 @@ class CriteriaTest(Fixture):
         done = self.progress(matmul="all-wrong", minplus="all-wrong", conv2d="some-wrong")
         self.assert_status(done.stdout, "9.1", "not done")
         self.assert_caught(done, "9.2", "value: ch09_fake_chapter --problem conv2d -m 67 -n 45 "
-                           "-k 33 --height 37 --width 29 --taps 7 --warmup 0 --reps 1 --csv "
-                           "--no-compare: FAIL, 7 of 100 elements wrong, 0 NaN (read: "
-                           "scripts/hint.sh 9.2)")
+                           "-k 33 --height 37 --width 29 --taps 7 --warmup 0 --reps 1 --json "
+                           "--no-compare: FAIL, 7 of 100 elements wrong, 0 NaN -- "
+                           "scripts/hint.sh 9.2")
         # Nothing else is judged on work that is not there yet.
         self.assertNotIn("--tool racecheck", self.course.logged())
 
     def test_memcheck_catches_an_out_of_bounds_read(self):
         done = self.progress(sanitizer_memcheck="errors")
-        self.assert_caught(done, "9.1", "memcheck: memcheck found errors at --problem matmul -m 67 -n "
-                           "45 -k 33 --warmup 0 --reps 1 --no-compare: Invalid __global__ read "
-                           "of size 4 bytes (read: exercise 9.1 / scripts/hint.sh 9.1)")
+        self.assert_caught(done, "9.1", "memcheck: memcheck found errors at --problem matmul -m "
+                           "67 -n 45 -k 33 --warmup 0 --reps 1 --no-compare: Invalid __global__ "
+                           "read of size 4 bytes; memcheck found errors at --problem minplus")
+        self.assertIn("read of size 4 bytes -- exercise 9.1 / scripts/hint.sh 9.1\n",
+                      done.stdout)
         self.assert_status(done.stdout, "9.2", "failing")
 
     def test_racecheck_catches_a_missing_barrier(self):
@@ -170,8 +172,10 @@ class CriteriaTest(Fixture):
     def test_no_spills_catches_a_stack_frame_in_the_students_kernel(self):
         self.course.write("FAKE_RES_USAGE", fake_course.res_usage(stack=24))
         done = self.progress()
-        self.assert_caught(done, "9.1", "no-spills: ch09::product_kernel<course::MinPlus> has a "
-                           "24-byte stack frame and 0 bytes of local memory")
+        self.assert_caught(done, "9.1", "no-spills: ch09::product_kernel<course::PlusTimes> has "
+                           "a 24-byte stack frame and 0 bytes of local memory; "
+                           "ch09::product_kernel<course::MinPlus> has a 24-byte stack frame and 0 "
+                           "bytes of local memory -- scripts/hint.sh 9.1\n")
         # The bug hunt's kernel spills, but it is not the student's; the conv2d kernel is clean.
         self.assertNotIn("ch09::bug", done.stdout)
         self.assert_status(done.stdout, "9.2", "done")
@@ -185,24 +189,25 @@ class CriteriaTest(Fixture):
         self.course.write("FAKE_SASS", fake_course.sass(shared_load="LDS"))
         done = self.progress()
         self.assert_caught(done, "9.1", "sass-LDS.128: no LDS.128 in "
-                           "ch09::product_kernel<course::MinPlus>; no LDS.128 in "
-                           "ch09::product_kernel<course::PlusTimes> (read: the lesson's 128-bit "
-                           "loads / scripts/hint.sh 9.1)")
+                           "ch09::product_kernel<course::PlusTimes>; no LDS.128 in "
+                           "ch09::product_kernel<course::MinPlus> -- the lesson's 128-bit loads "
+                           "/ scripts/hint.sh 9.1\n")
 
     def test_sass_and_rate_catch_copies_through_registers(self):
         self.course.write("FAKE_SASS", fake_course.sass(copy="LDG.E.128"))
         done = self.progress(rate_student="5.1")
-        # Without a kernel pattern, the kernel is the one the run reports.
+        # The kernel judged is the one the run launched.
         self.assert_caught(done, "9.1", "sass-LDGSTS: no LDGSTS in "
                            "ch09::product_kernel<course::PlusTimes>")
         self.assertIn("rate: * 51% of the solution's rate on this GPU (5.1 against 10 TFLOP/s at "
-                      "-m 4096 -n 4096 -k 4096); 2 stars (80%) needed", done.stdout)
+                      "--problem matmul -m 4096 -n 4096 -k 4096); 2 stars (80%) needed",
+                      done.stdout)
         self.assertRegex(done.stdout, r"(?m)^  9\.1  .*  failing  \* 51% of the solution$")
 
     def test_sass_order_catches_a_prefetch_that_prefetches_nothing(self):
         self.course.write("FAKE_SASS", fake_course.sass(loop=fake_course.SAME_TRIP_LOOP))
         done = self.progress()
-        self.assert_caught(done, "9.1", "prefetch: in ch09::product_kernel<course::MinPlus>'s "
+        self.assert_caught(done, "9.1", "prefetch: in ch09::product_kernel<course::PlusTimes>'s "
                            "loop, STS.128 [R9], R40 at 0x07b0 stores what a global load of the "
                            "same trip brought: nothing is loaded a trip early")
 
@@ -241,7 +246,7 @@ class CriteriaTest(Fixture):
         done = self.progress()
         self.assert_caught(done, "9.2", "tests: ch09 conv2d matches the reference, mask larger "
                            "than the image: h 3 w 2, seed 42; FAIL: 6 elements compared, 6 "
-                           "mismatching, 0 NaN (read: scripts/hint.sh 9.2)")
+                           "mismatching, 0 NaN -- scripts/hint.sh 9.2")
         self.assert_status(done.stdout, "9.1", "done")
 
     def test_only_the_named_criteria(self):
@@ -288,24 +293,26 @@ class WithoutGpuTest(Fixture):
         out = done.stdout
         self.assertEqual(done.returncode, 3, out + done.stderr)
         self.assertIn("No CUDA device here", out)
-        # The kernel pattern makes the SASS check possible without a run; the other one needs it.
-        self.assertIn("sass-LDS.128: no LDS.128 in ch09::product_kernel<course::MinPlus>", out)
+        # The kernels' names say which compute the product: their SASS is read without a run.
+        self.assertIn("sass-LDS.128: no LDS.128 in ch09::product_kernel<course::PlusTimes>; no "
+                      "LDS.128 in ch09::product_kernel<course::MinPlus>", out)
         self.assert_status(out, "9.1", "failing")
         self.assertIn("tests: ch09 9.2 mask offsets are a bijection", out)
         self.assert_status(out, "9.2", "failing")
-        self.assertRegex(out, r"needs a GPU: bank-conflicts, memcheck, racecheck, rate, "
-                              r"sass-LDGSTS, value")
-        self.assertIn("holds on the CPU: no-spills, prefetch", out)
+        self.assertIn("needs a GPU: bank-conflicts, memcheck, racecheck, rate, value", out)
+        self.assertIn("holds on the CPU: no-spills, prefetch, sass-LDGSTS, tests", out)
+        self.assertIn("needs a GPU: memcheck, rate, value", out)
         self.assertIn("-L ^ch09$ -L ^cpu$", self.course.logged())
         self.assertNotIn("--tool", self.course.logged())
 
 
 class CompileTest(Fixture):
     def test_a_chapter_that_does_not_compile_leaves_the_others_checked(self):
-        with open(os.path.join(self.course.build, "course_chapters.tsv"), "a",
-                  encoding="utf-8") as out:
-            missing = os.path.join(self.folder.name, "ch10_missing")
-            out.write(f"ch10\tbroken_chapter\t{missing}\t{missing}_solution\tch10_missing\n")
+        missing = os.path.join(self.folder.name, "ch10_missing")
+        self.course.chapters.append({"label": "ch10", "number": 10, "folder": "10_broken_chapter",
+                                     "student": missing, "solution": missing + "_solution",
+                                     "student_targets": ["ch10_missing"]})
+        self.course.write_manifest()
         done = subprocess.run([sys.executable, PROGRESS_PY, "--build-dir", self.course.build,
                                "--not-built", "ch10"], capture_output=True, text=True,
                               env=self.course.env(), timeout=120, check=False)
