@@ -211,7 +211,7 @@ class Run:
 
     def passed(self):
         return self.status == 0 and bool(self.results) and all(
-            r.get("verdict") == "PASS" for r in self.results)
+            r.get("verdict") in ("PASS", "UNCHECKED") for r in self.results)
 
     def kernels(self):
         """The kernels the run launched: (name, local bytes per thread)."""
@@ -550,13 +550,15 @@ class Judge:
 
     # -- profiler
 
-    def ncu_total(self, executable, args, metric):
-        """(the metric summed over the run's kernels, "") or (None, why it was not measured)."""
+    @staticmethod
+    def ncu_total(executable, args, metric, options=()):
+        """(the metric summed over the run's kernels, "") or (None, why it was not measured);
+        @p options go to ncu (e.g. --kernel-name). NoDevice without a GPU."""
         ncu = find_tool("ncu")
         if not ncu:
             return None, "ncu (Nsight Compute) not found"
         command = [ncu, "--csv", "--page", "raw", "--print-units", "base", "--clock-control",
-                   "none", "--metrics", metric, executable] + args
+                   "none", "--metrics", metric] + list(options) + [executable] + args
         code, out, err = run(command, TOOL_TIMEOUT)
         if code == "timeout":
             return None, f"ncu did not finish in {TOOL_TIMEOUT} s"

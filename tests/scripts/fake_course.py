@@ -4,8 +4,8 @@ predict.py. Each stand-in does what its environment variables say, so that a tes
 mistake at a time and see the right criterion catch it:
 
   FAKE_DESCRIBE           the file `--describe` prints
-  FAKE_<PROBLEM>          pass, all-wrong, some-wrong, no-device: the executable's check (its
-                          runs print --json's objects)
+  FAKE_<PROBLEM>          pass, all-wrong, some-wrong (the student's edition), no-device:
+                          the executable's check (its runs print --json's objects)
   FAKE_RATE_STUDENT, FAKE_RATE_SOLUTION   the rate each edition reports (default 10)
   FAKE_DEVICE             the device the run reports (default FAKE GPU)
   FAKE_LOCAL              local bytes the run reports for its kernel (default 0)
@@ -40,12 +40,14 @@ EXECUTABLE = textwrap.dedent('''\
         print(open(os.environ["FAKE_DESCRIBE"]).read())
         sys.exit(0)
     problem = args[args.index("--problem") + 1] if "--problem" in args else "matmul"
+    edition = "solution" if sys.argv[0].endswith("_solution") else "student"
     modes = {name: os.environ.get("FAKE_" + name.upper(), "pass") for name in problem.split(",")}
     if "no-device" in modes.values():
         print("error: no CUDA device available (no CUDA-capable device is detected); this "
               "executable needs an NVIDIA GPU", file=sys.stderr)
         sys.exit(3)
-    edition = "solution" if sys.argv[0].endswith("_solution") else "student"
+    if edition == "solution":  # the solution's results are right
+        modes = dict.fromkeys(modes, "pass")
     rate = float(os.environ.get("FAKE_RATE_" + edition.upper(), "10"))
     kernels = {"matmul": "ch09::product_kernel<course::PlusTimes>",
                "minplus": "ch09::product_kernel<course::MinPlus>",
@@ -104,7 +106,7 @@ NCU = textwrap.dedent('''\
     with open(os.environ["FAKE_LOG"], "a") as log:
         log.write("ncu " + " ".join(args) + "\\n")
     metric = args[args.index("--metrics") + 1]
-    executable = args[args.index(metric) + 1]
+    executable = next(a for a in args if os.path.basename(a).startswith("ch09"))
     edition = "SOLUTION" if executable.endswith("_solution") else "STUDENT"
     value = os.environ.get("FAKE_NCU_" + edition, "0")
     if value == "locked":
