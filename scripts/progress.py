@@ -107,14 +107,14 @@ class Verdict:
 
 
 def verdict_lines(verdicts):
-    """One line per criterion among @p verdicts that is shown: those of several problems (the
-    same check, state and hint) joined."""
+    """(name, state, line) per criterion among @p verdicts that is shown: those of several
+    problems (the same check, state and hint) joined."""
     groups = {}
     for verdict in verdicts:
         if verdict.shown:
             key = (verdict.name, verdict.state, verdict.hint)
             groups.setdefault(key, (verdict, []))[1].append(verdict.detail)
-    return [(key[0], verdict.line("; ".join(dict.fromkeys(details))))
+    return [(key[0], key[1], verdict.line("; ".join(dict.fromkeys(details))))
             for key, (verdict, details) in groups.items()]
 
 
@@ -829,7 +829,7 @@ def print_chapter(chapter, checked, gpu):
         indent = "  " + " " * widths[0] + "  "
         if not checked:
             continue
-        for name, text in verdict_lines(exercise.verdicts):
+        for name, _, text in verdict_lines(exercise.verdicts):
             print(indent + (f"{name}: as for {printed[text]}" if text in printed else text))
             printed.setdefault(text, exercise.id)
         if not gpu:

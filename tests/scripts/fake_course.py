@@ -14,6 +14,7 @@ mistake at a time and see the right criterion catch it:
   FAKE_NCU_STUDENT, FAKE_NCU_SOLUTION   the metric ncu reports (or "locked": ERR_NVGPUCTRPERM)
   FAKE_JUNIT              the results ctest writes (none: every test passes)
   FAKE_LOG                where every stand-in appends its command line
+A build folder's modes.json ({"FAKE_...": value}) overrides the environment for its executables.
 """
 
 import json
@@ -35,7 +36,11 @@ EXECUTABLE = textwrap.dedent('''\
     import json, os, sys
     args = sys.argv[1:]
     with open(os.environ["FAKE_LOG"], "a") as log:
-        log.write(" ".join([os.path.basename(sys.argv[0])] + args) + "\\n")
+        log.write(" ".join([sys.argv[0]] + args) + "\\n")
+    # A build folder's own modes (modes.json beside the executable) come before the environment's.
+    modes_file = os.path.join(os.path.dirname(sys.argv[0]), "modes.json")
+    if os.path.exists(modes_file):
+        os.environ.update(json.load(open(modes_file)))
     if args == ["--describe"]:
         print(open(os.environ["FAKE_DESCRIBE"]).read())
         sys.exit(0)
@@ -252,6 +257,11 @@ class FakeCourse:
     def write_manifest(self):
         with open(os.path.join(self.build, "course_chapters.json"), "w", encoding="utf-8") as out:
             json.dump({"schema": 1, "chapters": self.chapters}, out)
+
+    def modes(self, **modes):
+        """Modes for this build folder's executables only (modes.json)."""
+        with open(os.path.join(self.build, "modes.json"), "w", encoding="utf-8") as out:
+            json.dump({f"FAKE_{k.upper()}": str(v) for k, v in modes.items()}, out)
 
     def write(self, variable, text):
         path = os.path.join(self.folder, variable.lower() + ".txt")
