@@ -2,14 +2,19 @@
 """Checks a built edition of the course site: the pages a reader needs are there (main, tools,
 instructors, results and API pages; one page per listed chapter with its navigation, a figure and
 links to its hints, appendix, "what changed" and, in the full edition only, "exercises solved"
-pages), no page shows Doxygen or Markdown syntax that failed to render, every internal link,
-image, script and JavaScript index entry resolves inside the site (#fragments to anchors), and
-nothing is loaded from the network.
+and answer key pages), no page shows Doxygen or Markdown syntax that failed to render, every
+internal link, image, script and JavaScript index entry resolves inside the site (#fragments to
+anchors), and nothing is loaded from the network. For a site that reads on any screen: every table
+of a page sits in its scrolling block, course.css collapses the navigation tree below 1000 px,
+and the tree lists each page once (not its headings). With --source (the repository), the answer
+keys (solutions/NN_slug/ANSWERS.md): the full edition shows each one whole, and no page of the
+student edition shows any of their text that the student's own files do not hold.
 
-  check_site.py HTML_DIR --edition full|student --chapters ch01,ch02 [--skip-if-missing]
+  check_site.py HTML_DIR --edition full|student --chapters ch01,ch02 [--source ROOT]
+                [--skip-if-missing]
 
 Fails with status 1, one line per problem. With --skip-if-missing a site that was not built is
-"SKIPPED: docs not built" (for CTest).
+"SKIPPED: docs not built" (for CTest). How the pages look in a browser: docs/site_layout.py.
 """
 
 import argparse
@@ -18,6 +23,11 @@ import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
+
+sys.dont_write_bytecode = True  # nothing written into the source tree
+# pylint: disable=wrong-import-position
+from navtree import Tree, TreeError  # noqa: E402
+from verdict import report  # noqa: E402
 
 LINK_ATTRIBUTES = {"a": "href", "link": "href", "img": "src", "script": "src", "iframe": "src",
                    "object": "data", "embed": "src", "area": "href", "frame": "src"}
@@ -31,13 +41,14 @@ LEFTOVERS = [
 ]
 # Checked in the text outside code (a page may show this syntax in a code span) of the pages
 # written in Markdown (MARKDOWN_PAGE): lessons, appendices, hints, the README, docs/pages.
-MARKDOWN_PAGE = re.compile(r"^(?:ch\d\d(?:_hints|_appendix)?|index|tools|instructors|results|api)"
-                           r"\.html$")
+MARKDOWN_PAGE = re.compile(r"^(?:ch\d\d(?:_hints|_appendix|_answers)?|index|tools|instructors|"
+                           r"results|api)\.html$")
 PROSE_LEFTOVERS = [
     (re.compile(r"!?\[[^\[\]]*\]\([^()\s]+\.(?:md|svg|png)(?:#[^()\s]*)?\)"),
      "a Markdown link or image shown as text"),
     (re.compile(r"\*\*"), "Markdown bold shown as asterisks"),
     (re.compile(r"`"), "a backtick shown as text (a code span that failed)"),
+    (re.compile(r"\{#[A-Za-z][\w\-]*\}"), "a heading's label shown as text"),
 ]
 
 
@@ -55,11 +66,18 @@ class PageParser(HTMLParser):
         self.text = []
         self.prose = []  # the text outside code spans and code fragments
         self.images = []
+        self.bare_tables = []  # lines of the tables not inside a course-table-scroll block
+        self.last_start = None  # the tag and class of the last element opened
         # How deep inside each kind of NOT_PROSE element, and in <div>s of a <div class="fragment">
         self.depth = {"hidden": 0, "code": 0, "fragment": 0}
 
     def handle_starttag(self, tag, attrs):
         attributes = dict(attrs)
+        classes = (attributes.get("class") or "").split()
+        if tag == "table" and {"markdownTable", "doxtable"} & set(classes) and \
+                self.last_start != ("div", "course-table-scroll"):
+            self.bare_tables.append(self.getpos()[0])
+        self.last_start = (tag, " ".join(classes))
         self.anchors.update(attributes[key] for key in ("id", "name") if attributes.get(key))
         wanted = LINK_ATTRIBUTES.get(tag)
         if wanted and attributes.get(wanted):
@@ -135,6 +153,10 @@ class Site:
                                  "network: the site must work offline")
                     continue
                 self.check_target(f"{self.rel(path)}:{line}", path, url)
+            for line in parsed.bare_tables:
+                self.problem(f"{self.rel(path)}:{line}", "a table outside a course-table-scroll "
+                             "block (run_doxygen.py wraps them): a wide one pushes the page "
+                             "sideways")
             checks = [(p, w, "".join(parsed.text)) for p, w in LEFTOVERS]
             if MARKDOWN_PAGE.match(path.name):
                 checks += [(p, w, "".join(parsed.prose)) for p, w in PROSE_LEFTOVERS]
@@ -238,13 +260,149 @@ def check_pages(site, edition, chapters):
             site.problem(results.name, "neither shows the plot nor says that none is committed")
 
 
+# The rules of course.css a narrow window needs: the tree collapses below about 1000 px, and a
+# table's block scrolls sideways.
+COLLAPSE = re.compile(r"@media[^{]*\(\s*max-width:\s*(\d+)px\s*\)[^{]*\{(?:[^{}]*\{[^{}]*\})*?"
+                      r"[^{}]*#side-nav\b[^{}]*\{[^{}]*display:\s*none")
+TABLE_SCROLL = re.compile(r"div\.course-table-scroll\s*\{[^}]*overflow-x:\s*auto")
+
+
+def check_layout(site):
+    """The rules of course.css for narrow windows, and one entry per page in the tree."""
+    css_path = site.root / "course.css"
+    css = css_path.read_text(encoding="utf-8") if css_path.is_file() else ""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.DOTALL)
+    collapse = COLLAPSE.search(css)
+    if not collapse or not 900 <= int(collapse.group(1)) <= 1100:
+        site.problem("course.css", "no @media (max-width: ...px) rule, about 1000 px, that hides "
+                                   "#side-nav: the navigation tree does not collapse on a narrow "
+                                   "window")
+    if not TABLE_SCROLL.search(css):
+        site.problem("course.css", "no 'div.course-table-scroll { overflow-x: auto }': wide "
+                                   "tables do not scroll inside themselves")
+    if not (site.root / "navtreedata.js").is_file():
+        return
+    try:
+        tree = Tree(site.root)
+    except TreeError as error:
+        site.problem("navtreedata.js", str(error))
+        return
+    seen = {}
+    for path, entry in tree.entries():
+        page, _, anchor = (entry[1] or "").partition("#")
+        if not MARKDOWN_PAGE.match(page):
+            continue
+        if anchor:
+            site.problem("navtreedata.js", f"the tree lists a heading of {page} ('{entry[0]}', "
+                                           f"#{anchor}) as an entry: one entry per page")
+        seen[page] = seen.get(page, 0) + 1
+    for page, count in sorted(seen.items()):
+        if count > 1:
+            site.problem("navtreedata.js", f"the tree lists {page} {count} times")
+
+
+WORD = re.compile(r"[a-z0-9]+")
+RUN = 12  # words in a row that make a passage of an answer key recognisable
+# The files a student has, whose text the student edition may show: a passage of an answer key
+# that is also in one of them (a question the key repeats, a line of code) is not an answer.
+STUDENT_FILES = ("README.md", "chapters/**/*", "common/**/*", "docs/pages/*.md", "results/*.csv",
+                 "scripts/*")
+
+
+def words(text):
+    return WORD.findall(text.lower())
+
+
+def runs(tokens):
+    return {" ".join(tokens[i:i + RUN]) for i in range(len(tokens) - RUN + 1)}
+
+
+def answer_keys(source, chapters):
+    """Each listed chapter's answer key: {key: (repository path, [(heading, passages)])}, the
+    passages being the runs of RUN words of each section that no file of the student's holds."""
+    keys = {}
+    for path in sorted(source.glob("solutions/[0-9][0-9]_*/ANSWERS.md")):
+        key = f"ch{path.parent.name[:2]}"
+        if key not in chapters:
+            continue
+        sections, heading, lines = [], None, []
+        for line in path.read_text(encoding="utf-8").splitlines() + ["## end"]:
+            found = re.match(r"^(#{1,3})\s+(.*?)\s*#*\s*$", line)
+            if found and len(found.group(1)) == 1:
+                continue  # the page's title
+            if found:
+                if heading or any(x.strip() for x in lines):
+                    sections.append([heading, runs(words("\n".join(lines)))])
+                heading, lines = found.group(2), []
+            else:
+                lines.append(line)
+        keys[key] = (path.relative_to(source).as_posix(), sections)
+    if not keys:
+        return keys
+    for pattern in STUDENT_FILES:
+        for path in source.glob(pattern):
+            if not path.is_file() or path.stat().st_size > 2_000_000:
+                continue
+            try:
+                tokens = words(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError):
+                continue
+            public = runs(tokens)
+            for _, sections in keys.values():
+                for section in sections:
+                    section[1] -= public
+    return keys
+
+
+def check_answers(site, edition, chapters, source):
+    """The full edition shows each chapter's answer key whole; the student edition none of it."""
+    keys = answer_keys(source, chapters)
+    if edition == "student":
+        for path in sorted(site.root.glob("*answers*")):
+            site.problem(path.name, "an answer key's page in the student edition")
+        if not keys:
+            return
+        passages = {}
+        for key, (rel, sections) in keys.items():
+            for heading, found in sections:
+                passages.update(dict.fromkeys(found, f"{rel} ({heading or 'its start'})"))
+        for path in sorted(site.root.rglob("*.html")):
+            tokens = words(" ".join("".join(site.page(path).text).split()))
+            for i in range(len(tokens) - RUN + 1):
+                run = " ".join(tokens[i:i + RUN])
+                if run in passages:
+                    site.problem(site.rel(path), f"shows the answer key {passages[run]}: "
+                                                 f"'...{run}...'")
+                    break
+        return
+    for key, (rel, sections) in keys.items():
+        page = site.root / f"{key}_answers.html"
+        if not page.is_file():
+            site.problem(page.name, f"missing: the answer key {rel} is not on the site")
+            continue
+        shown = " ".join(words("".join(site.page(page).text)))
+        for heading, found in sections:
+            if (heading and " ".join(words(heading)) not in shown) or \
+                    (found and not any(run in shown for run in found)):
+                site.problem(page.name, f"does not show the section "
+                                        f"'{heading or 'before the first heading'}' of {rel}")
+        lesson = site.root / f"{key}.html"
+        if lesson.is_file() and page.name not in {
+                urlsplit(url).path for tag, url, _ in site.page(lesson).links if tag == "a"}:
+            site.problem(lesson.name, f"no link to {page.name}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("html", type=Path, help="the edition's HTML directory")
     parser.add_argument("--edition", choices=("full", "student"), required=True)
     parser.add_argument("--chapters", default="", help="comma-separated chapter keys: ch01,ch02")
+    parser.add_argument("--source", type=Path,
+                        help="the repository's root: check the answer keys of solutions/")
     parser.add_argument("--skip-if-missing", action="store_true")
     args = parser.parse_args()
+    if args.source and not (args.source / "solutions").is_dir():
+        parser.error(f"--source: {args.source} holds no solutions/ directory")
 
     if not (args.html / "index.html").is_file():
         if args.skip_if_missing:
@@ -264,15 +422,12 @@ def main():
     site = Site(args.html)
     check_pages(site, args.edition, chapters)
     site.check_links()
-    for problem in site.problems:
-        print(f"check_site: {problem}", file=sys.stderr)
-    summary = (f"{args.edition} edition: {len(site.pages)} pages, {site.checked_links} links, "
-               f"{len(chapters)} chapter(s)")
-    if site.problems:
-        print(f"check_site: FAILED, {len(site.problems)} problem(s) ({summary})", file=sys.stderr)
-        return 1
-    print(f"check_site: OK ({summary})")
-    return 0
+    check_layout(site)
+    if args.source:
+        check_answers(site, args.edition, chapters, args.source.resolve())
+    return report("check_site", site.problems,
+                  f"{args.edition} edition: {len(site.pages)} pages, {site.checked_links} links, "
+                  f"{len(chapters)} chapter(s)")
 
 
 if __name__ == "__main__":

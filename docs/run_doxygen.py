@@ -17,6 +17,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+sys.dont_write_bytecode = True  # nothing written into the source tree
+# pylint: disable=wrong-import-position
+from navtree import TreeError, one_entry_per_page  # noqa: E402
+
 MESSAGE = re.compile(r"^(?P<file>[^:\n]+?):(?P<line>\d+): (?P<text>.*)$")
 # Markdown images in SVG (the chapters' figures, the ladder's plot) become objects of their
 # natural size; as images they scale down too. An image is given the width its drawing has at
@@ -45,6 +49,22 @@ def svg_image(html_dir, match):
     width = f' width="{round(float(viewbox.group(1)) * 4 / 3)}"' if viewbox else ""
     return (f'<img class="course-diagram" src="{name}"{width} '
             f'alt="{html.escape(alt, quote=True)}"/>{match.group(2) or ""}')
+
+
+# The tables of the pages: Markdown tables and HTML tables written in a page.
+TABLE = re.compile(r'(?<!<div class="course-table-scroll">)'
+                   r'<table class="(?:markdownTable|doxtable)">.*?</table>', re.DOTALL)
+TABLE_WRAPPER = '<div class="course-table-scroll">'
+
+
+def scrolling_tables(html_dir):
+    """Wraps every table of the pages in a block of class course-table-scroll (course.css: it
+    scrolls sideways when the table is wider than the text)."""
+    for page in html_dir.glob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        new = TABLE.sub(lambda m: f"{TABLE_WRAPPER}{m.group(0)}</div>", text)
+        if new != text:
+            page.write_text(new, encoding="utf-8")
 
 
 def scalable_images(html_dir):
@@ -116,6 +136,13 @@ def main():
         if image.is_file() and not (args.html / image.name).exists():
             shutil.copyfile(image, args.html / image.name)
     scalable_images(args.html)
+    scrolling_tables(args.html)
+    pages = {f"{page.stem}.html" for page in (args.work / "pages").glob("*.md")}
+    try:
+        one_entry_per_page(args.html, pages)
+    except TreeError as error:
+        print(f"docs: the navigation tree: {error}", file=sys.stderr)
+        return 1
     return 0
 
 

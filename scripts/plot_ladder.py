@@ -5,7 +5,9 @@ One panel per problem. Each size is a line through the chapters that carry the p
 chapter's variant (chapter 3's dispatch) is a hollow diamond just right of its chapter, in the
 colour of its size; cuBLAS (matmul) is a dashed line in the colour of its size; the hardware
 ceiling (the FP32 or min-plus peak, or the memory-bandwidth bound where it is lower) is a solid
-black line. Only runs that passed their check are drawn.
+black line. Only runs that passed their check are drawn. Each panel's legend stands under its
+chapters, off the lines; the numbers at the lines' ends and on the ceilings sit on a white ground,
+so the lines they cross do not cover them.
 
     scripts/plot_ladder.py results/ladder.csv results/ladder    # writes ladder.png and ladder.svg
 
@@ -32,6 +34,10 @@ CHAPTER_TITLES = {
 PROBLEM_TITLES = {"matmul": "matmul (SGEMM)", "minplus": "minplus (min-plus product)"}
 # How each baseline is drawn: a horizontal line in the colour of its size.
 BASELINE_STYLES = {CUBLAS: ("--", "cuBLAS SGEMM, FP32"), CUBLAS_TF32: ("-.", "cuBLAS TF32")}
+# A number on the plot: on a white ground, so that a line it crosses does not cover it.
+LABEL_GROUND = dict(boxstyle="square,pad=0.1", facecolor="white", edgecolor="none", alpha=0.85)
+# How far under its panel a legend starts: below the chapters' three-line titles (inches).
+LEGEND_DROP = 0.62
 # Rates that span more than this factor in one panel are drawn on a logarithmic axis, so that the
 # FP32 chapters stay readable next to tensor cores.
 LOG_SPAN = 30.0
@@ -80,7 +86,7 @@ def draw_panel(axes, problem, rows, colormap):
         if rates:
             ys = [rates.get(chapter, float("nan")) for chapter in chapters]
             handles += axes.plot(chapters, ys, marker="o", linewidth=2, markersize=6,
-                                 color=colours[size], label=size)
+                                 color=colours[size], label=f"size {size}")
             last = max(rates)
             end_labels.setdefault(last, []).append(
                 (rates[last], format_rate(rates[last]), colours[size]))
@@ -96,11 +102,11 @@ def draw_panel(axes, problem, rows, colormap):
     for baseline, (style, label) in BASELINE_STYLES.items():
         if baseline in drawn_baselines:
             handles.append(Line2D([], [], color="grey", linestyle=style, linewidth=1.3,
-                                  label=f"{label}\n(colour of its size)"))
+                                  label=label))
     if has_variant:
         handles.append(Line2D([], [], marker="D", markersize=7, linestyle="none",
                               markerfacecolor="none", markeredgecolor="grey",
-                              label="chapter 3 dispatch\n(colour of its size)"))
+                              label="chapter 3 dispatch"))
 
     # Ceilings: one line per distinct value (per size when they differ, as memory bounds do).
     ceilings = {}
@@ -119,11 +125,12 @@ def draw_panel(axes, problem, rows, colormap):
         axes.axhline(rate, color=colour, linestyle=style, linewidth=1.6)
         axes.annotate(label, (0.99, rate), xycoords=("axes fraction", "data"),
                       textcoords="offset points", xytext=(0, 3), fontsize=8, ha="right",
-                      color=colour)
+                      color=colour, bbox=LABEL_GROUND)
         highest = max(highest, rate)
 
-    top = max(highest, 1e-9) * 1.12  # headroom above the highest line
     logarithmic = lowest < float("inf") and highest / lowest > LOG_SPAN
+    # Headroom above the highest line for its number: about an eighth of the panel either way.
+    top = max(highest, 1e-9) * (1.12 if not logarithmic else (2 * highest / lowest) ** 0.14)
     bottom = lowest / 2 if logarithmic else 0
     for chapter, labels in end_labels.items():
         if logarithmic:  # spread the labels evenly on the logarithmic axis
@@ -135,7 +142,7 @@ def draw_panel(axes, problem, rows, colormap):
             placed = spread_labels(labels, gap=0.045 * top)
         for y, text, colour in placed:
             axes.annotate(text, (chapter, y), textcoords="offset points", xytext=(7, -3),
-                          fontsize=8, color=colour)
+                          fontsize=8, color=colour, bbox=LABEL_GROUND)
 
     if not passed:
         axes.text(0.5, 0.5, "no passing results", transform=axes.transAxes, ha="center",
@@ -151,8 +158,12 @@ def draw_panel(axes, problem, rows, colormap):
     axes.set_ylim(bottom, top)
     axes.grid(axis="y", alpha=0.3)
     if handles:
-        axes.legend(handles=handles, fontsize=7.5, loc="best", framealpha=0.9, title="size",
-                    title_fontsize=8)
+        # Under the panel, where no line runs.
+        from matplotlib.transforms import ScaledTranslation
+        drop = ScaledTranslation(0, -LEGEND_DROP, axes.figure.dpi_scale_trans)
+        axes.legend(handles=handles, fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, 0),
+                    bbox_transform=axes.transAxes + drop, ncol=4, frameon=False,
+                    columnspacing=1.2, handlelength=2.4)
 
 
 def plot(rows, stem):
@@ -164,7 +175,7 @@ def plot(rows, stem):
     problems = problems_of(rows)
     columns = 2 if len(problems) > 1 else 1
     lines = (len(problems) + columns - 1) // columns
-    figure, axes_grid = plt.subplots(lines, columns, figsize=(6.2 * columns, 4.6 * lines),
+    figure, axes_grid = plt.subplots(lines, columns, figsize=(6.2 * columns, 5.0 * lines),
                                      squeeze=False)
     colormap = plt.get_cmap("viridis")
     for axes, problem in zip(axes_grid.flat, problems):
@@ -175,7 +186,8 @@ def plot(rows, stem):
     figure.suptitle(f"Performance ladder: {rows[0]['device']}, {rows[0]['date']}",
                     fontsize=13, fontweight="bold")
     figure.text(0.5, 0.005,
-                "Median of the timed runs; runs that failed their check are left out. "
+                "Median of the timed runs; runs that failed their check are left out. Each size "
+                "has its colour: its line, its cuBLAS lines and its chapter 3 dispatch. "
                 "cuBLAS SGEMM: pedantic FP32 (TF32 off); cuBLAS TF32: TF32 tensor cores allowed. "
                 "A panel whose rates span more than 30x has a logarithmic axis. Ceiling: FP32 "
                 "peak (min-plus step peak for minplus), or the memory-bandwidth bound where lower.",

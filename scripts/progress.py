@@ -4,7 +4,7 @@
 scripts/grade.py runs the same engine over students' checkouts).
 
 The chapters are those of the build's course_chapters.json; what a chapter is judged by comes from
-its student executable's description (`--describe`, docs/pages/tools.md#tools-data): its exercises
+its student executable's description (`--describe`, documented in docs/pages/tools.md): its exercises
 (each computes one or more problems) and its "checks", one per criterion, each with the command
 line it runs at. A check of several problems (--problem a,b) is run once per problem, so that a
 finding falls on that problem's exercises; a check of one problem is run once and holds or fails

@@ -15,11 +15,13 @@ course_sudo=sudo
 course_say() { printf '==> %s\n' "$*"; }
 
 # The Debian/Ubuntu packages job $1 needs, then, after the bar, those it goes on without: the
-# documentation is part of the tests, and the plot's test is skipped without matplotlib.
+# documentation is part of the tests; the plot's test is skipped without matplotlib, and the
+# figures' render check without rsvg-convert.
 course_packages() {
   case "$1" in
     run) echo "cmake g++ ninja-build | catch2 python3 python3-matplotlib" ;;
-    test) echo "cmake g++ ninja-build catch2 doxygen graphviz python3 | python3-matplotlib" ;;
+    test) echo "cmake g++ ninja-build catch2 doxygen graphviz python3 |" \
+      "python3-matplotlib librsvg2-bin" ;;
     progress) echo "cmake g++ ninja-build catch2 python3 |" ;;
     *) return 1 ;;
   esac
@@ -31,6 +33,7 @@ course_without() {
     catch2) echo "the tests are not built (scripts/test.sh needs them)" ;;
     python3) echo "the ladder's results table is not written" ;;
     python3-matplotlib) echo "the ladder's plot is skipped" ;;
+    librsvg2-bin) echo "the check that each figure renders whole is skipped" ;;
   esac
 }
 
@@ -43,6 +46,7 @@ course_have_package() {
     g++) command -v c++ ;;
     ninja-build) command -v ninja ;;
     graphviz) command -v dot ;;
+    librsvg2-bin) command -v rsvg-convert ;;
     catch2) course_dpkg_knows catch2 || course_have_catch2_config ;;
     python3-matplotlib) course_dpkg_knows python3-matplotlib || find_python matplotlib ;;
     *) command -v "$1" ;;  # cmake, doxygen, python3

@@ -14,8 +14,8 @@ struct SteppedMultiply {
                              float (&acc)[kAccumulators]) const {
     fence_accumulators(acc);
     wgmma_fence();
-    const std::uint64_t a = tile_descriptor(a_tile);
-    const std::uint64_t b = tile_descriptor(b_tile);
+    const std::uint64_t a = tile_descriptor(shared_address(a_tile));
+    const std::uint64_t b = tile_descriptor(shared_address(b_tile));
 #pragma unroll
     for (int k8 = 0; k8 < kBatch / kMmaK; ++k8) {
       const std::uint64_t step = k8 * kMmaK >> 4;  // the next 8 k-steps, in 16-byte units

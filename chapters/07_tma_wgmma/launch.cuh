@@ -31,9 +31,10 @@ namespace ch07 {
 /// The exercises of this chapter and the problems whose results depend on them.
 inline constexpr course::Exercise kExercises[] = {
     {"7.1", "matmul", "the shared-memory descriptor of a swizzled K-major tile"},
-    {"7.2", "matmul", "the warpgroup's four wgmmas over a stage of 32 k-steps"},
-    {"7.3", "matmul", "the write-back of a warpgroup's accumulators into C"},
+    {"7.2", "matmul", "the write-back of a warpgroup's accumulators into C"},
+    {"7.3", "matmul", "the full barriers: announce and copy a batch, wait until it has landed"},
     {"7.4", "matmul", "the barrier phase a consumer or the producer waits for"},
+    {"7.5", "matmul", "the empty barriers: the producer waits for a free stage, consumers release"},
 };
 
 /// The steps in which the lesson builds the product kernel. matmul() takes one as its trailing
@@ -155,8 +156,9 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
     if (error.code() != cudaErrorLaunchFailure)
       throw;
     throw course::CudaError(std::string(error.what()) +
-                                " (a barrier wait that never completed ends in a trap: is the "
-                                "parity of exercise 7.4 right?)",
+                                " (a barrier wait that never completed ends in a trap: does each "
+                                "copy announce its bytes (exercise 7.3), each wait name the right "
+                                "parity (7.4), each consumer release its stages (7.5)?)",
                             error.code());
   }
 }  // the scratch is freed here, in stream order: after the product

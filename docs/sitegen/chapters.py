@@ -34,6 +34,9 @@ class Chapter:
         self.student_kernels = f"chapters/{dirname}/kernels.cuh"
         self.solution_kernels = f"solutions/{dirname}/kernels.cuh"
         self.driver = f"chapters/{dirname}/main.cu"
+        # The answer key (the Predict questions' answers, the bug hunts' explanations): in the
+        # full edition only, beside the solution.
+        self.answers = f"solutions/{dirname}/ANSWERS.md"
         if not (root / self.lesson).exists():
             raise SiteError(f"{self.lesson}: the chapter has no lesson")
         headings = (HEADING.match(text) for text in read_lines(root, self.lesson))
@@ -44,6 +47,12 @@ class Chapter:
         self.companions = [(f"chapters/{dirname}/{name}.md", f"{self.key}_{suffix}")
                            for name, suffix in (("APPENDIX", "appendix"), ("HINTS", "hints"))
                            if (root / f"chapters/{dirname}/{name}.md").exists()]
+
+    def answer_key(self, root, edition):
+        """The answer key's (repository path, page label) in @p edition, or None."""
+        if edition == "full" and (root / self.answers).exists():
+            return self.answers, f"{self.key}_answers"
+        return None
 
     def kernels(self, edition):
         """The kernels this edition documents and diffs: the solution's or the student's."""

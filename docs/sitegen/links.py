@@ -3,10 +3,14 @@
 A link to a page's Markdown file (a lesson, its appendix or hints, docs/pages) leads to its page or
 a heading there, a link to a documented header to its reference page, an image to its copy in the
 site; links to other repository files keep their text; a link to a missing file is an error
-reported with its line. Every heading gets a label unique across the site, so that GitHub's
-`#anchor` links keep working. Only inline links and images are read, `[text](path)` and
-`![caption](path)` (the pages use no other form; Doxygen or check_site.py reports another's
-broken link).
+reported with its line. A link to the directory results/ leads to the results page. Every
+heading gets a label unique across the site, so that GitHub's `#anchor` links keep working. Only
+inline links and images are read, `[text](path)` and `![caption](path)` (the pages use no other
+form; Doxygen or check_site.py reports another's broken link).
+
+The sources are read on GitHub too, where Doxygen's own syntax shows as text: a heading's
+`{#label}` and a command such as `@ref label "text"` outside code are errors, with the Markdown
+that reads well in both.
 """
 
 import re
@@ -21,6 +25,9 @@ IMAGE_SUFFIXES = {".png", ".svg", ".jpg", ".jpeg", ".gif"}
 EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.\-]*:|//)", re.IGNORECASE)
 # The marker with which lessons used to place a diagram of docs/diagrams; a figure is now an image.
 OLD_DIAGRAM_MARKER = re.compile(r"^\s*<!--\s*diagram:\s*([A-Za-z0-9_\-]+?)(?:\.dot)?\s*-->\s*$")
+# Doxygen's commands, which GitHub shows as they are written.
+DOXYGEN_COMMAND = re.compile(r"(?<![\w`])[@\\](ref|subpage|anchor|section|subsection|page|image|"
+                             r"htmlinclude|dotfile|brief|see|note|cite)\b")
 
 
 def label_from_slug(prefix, slug, used):
@@ -64,6 +71,9 @@ class Site:
                 self.documented[chapter.launch] = chapter.launch  # the same in both editions
             self.page_labels[chapter.lesson] = chapter.key
             self.page_labels.update(chapter.companions)
+            answers = chapter.answer_key(root, edition)
+            if answers:  # in the student edition a link to it keeps its text only
+                self.page_labels[answers[0]] = answers[1]
         for page in sorted((root / "docs/pages").glob("*.md")):
             self.page_labels[page.relative_to(root).as_posix()] = page.stem
         self.page_labels["README.md"] = "index"
@@ -87,6 +97,11 @@ class Site:
                 result.append(text)
                 continue
             hashes, title, given = heading.groups()
+            if given:
+                self.errors.append(
+                    f"{rel}:{len(result) + 1}: '{{#{given}}}' shows as text on GitHub: leave it "
+                    "out (the site labels every heading; a link to this heading is "
+                    f"[text]({Path(rel).name}#{github_slug(title)}))")
             slug = github_slug(title)
             # Doxygen 1.9.4 shows a code span of a heading as raw <tt> tags in the table of
             # contents: headings lose their backticks.
@@ -143,6 +158,8 @@ class Site:
         for chapter in self.chapters:
             if resolved == f"chapters/{chapter.dirname}":
                 resolved = chapter.lesson
+        if resolved == "results" and not fragment:
+            return ("ref", "results")  # the results page shows what results/ holds
         suffix = Path(resolved).suffix.lower()
         if image or (suffix in IMAGE_SUFFIXES and not fragment):
             if suffix not in IMAGE_SUFFIXES:
@@ -194,6 +211,15 @@ class Site:
                     "beside it (scripts/render_figures.py)")
                 continue
             if not code:
+                inside = in_code(text)
+                for command in DOXYGEN_COMMAND.finditer(text):
+                    if not inside(command.start()):
+                        self.errors.append(
+                            f"{rel}:{number}: '{command.group(0)}' shows as text on GitHub: "
+                            "write a Markdown link to the file, [text](../../docs/pages/"
+                            "tools.md) or [text](README.md#a-heading), which the site turns "
+                            "into its own")
+                        break
                 text, joined = join_wrapped_link(text, lines[offset:])
                 offset += joined
                 try:

@@ -66,11 +66,14 @@ def chapter_pages(site, index):
     hints, what changed since the chapter before it on the site, and (full edition) the
     exercises solved."""
     chapter = site.chapters[index]
+    answers = chapter.answer_key(site.root, site.edition)
     extras = [f"@subpage {label}" for _, label in chapter.companions]
     if index > 0:
         extras.append(f"@subpage {chapter.key}_changes")
     if site.edition == "full":
         extras.append(f"@subpage {chapter.key}_solution")
+    if answers:
+        extras.append(f"@subpage {answers[1]}")
     extras.append(f'<a href="namespace{chapter.key}.html">namespace {chapter.key}</a> '
                   "(this chapter's launchers)")
     nav = chapter_nav(site, index)
@@ -86,7 +89,26 @@ def chapter_pages(site, index):
         pages.append(changes_page(site, index))
     if site.edition == "full":
         pages.append(solution_page(site, chapter))
+    if answers:
+        pages.append(answers_page(site, chapter, *answers))
     return pages
+
+
+def answers_page(site, chapter, rel, label):
+    """The chapter's answer key (full edition only): solutions/NN_slug/ANSWERS.md, under its own
+    title or, where it has none, "Chapter N: answer key"."""
+    back = chapter.back_nav()
+    note = ("The answers to the chapter's Predict questions and what its bug hunts plant, with "
+            "the reasoning and the measurements. This page is in the full edition of the "
+            "documentation only.")
+    if title_index(site.documents[rel]) is not None:
+        return document_page(site, rel, label, ["", back, "", note, ""], ["", back], "")
+    page = Page(f"{label}.md")
+    page.add(f"# Chapter {chapter.number}: answer key {{#{label}}}", "", back, "", note, "",
+             "[TOC]", "")
+    page.add_from(rel, site.transform(rel, site.documents[rel]))
+    page.add("", back)
+    return page
 
 
 def diff_row(kind, old_number, new_number, sign, text):

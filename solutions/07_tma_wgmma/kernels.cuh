@@ -102,7 +102,9 @@ __device__ __forceinline__ void barrier_arrive(std::uint64_t* barrier) {
 /// reported as a CUDA error, instead of hanging the GPU.
 inline constexpr long long kWaitLimitCycles = 1LL << 34;
 
-/// Waits until the phase of @p barrier with parity @p parity has completed.
+/// Waits until the phase of @p barrier with parity @p parity has completed. Only the parity is
+/// compared: a wait returns at once when the barrier's current phase has the other parity (the
+/// one before it, of this parity, counts as completed), and waits while it has this one.
 __device__ __forceinline__ void barrier_wait(std::uint64_t* barrier, unsigned parity) {
 #if COURSE_CH07_HOPPER
   unsigned done = 0;
@@ -138,13 +140,13 @@ __device__ __forceinline__ void tma_load(void* destination, const CUtensorMap* m
 // memory through descriptors, into 64 x 256 FP32 accumulators spread over its 128 threads.
 // ---------------------------------------------------------------------------------------------
 
-/// Exercise 7.1: the shared-memory matrix descriptor of a K-major tile at @p tile whose rows are
-/// 128 bytes, swizzled with the 128-byte pattern (PTX ISA, "Matrix Descriptor Format").
-__device__ __forceinline__ std::uint64_t tile_descriptor(const float* tile) {
-  // EXERCISE 7.1 begin: what must the tensor cores know to find an element of this tile? The
-  // PTX ISA's "Matrix Descriptor Format" packs it into 64 bits: which fields, in which units,
-  // and which values for rows of 128 bytes, swizzled as the tensor map asked?
-  const std::uint64_t address = shared_address(tile);
+/// Exercise 7.1: the shared-memory matrix descriptor of a K-major tile that starts at @p address
+/// (in the shared window, as shared_address() gives it) and whose rows are 128 bytes, swizzled
+/// with the 128-byte pattern (PTX ISA, "Matrix Descriptor Format"). Host code can call it too:
+/// the CPU tests check it against the layout TMA writes.
+__host__ __device__ constexpr std::uint64_t tile_descriptor(unsigned address) {
+  // EXERCISE 7.1 begin: what must the tensor cores know to find row r of this tile? Which
+  // fields of the 64 bits carry it, in which units, and what does each hold for this layout?
   return ((address & 0x3FFFF) >> 4) | (std::uint64_t{1} << 16) |
          (std::uint64_t{kSwizzleAtomBytes >> 4} << 32) | (std::uint64_t{1} << 62);
   // EXERCISE 7.1 end
@@ -194,7 +196,10 @@ __device__ __forceinline__ void wgmma_tf32(float (&d)[kAccumulators], std::uint6
 #undef COURSE_CH07_F16
 #undef COURSE_CH07_F4
 
-/// Orders this warpgroup's register and shared-memory accesses before the wgmmas that follow.
+/// Orders this warpgroup's earlier accesses to the registers that the wgmmas which follow use (the
+/// accumulators) before those wgmmas. It orders no shared-memory access: operands written by
+/// threads (the generic proxy) would need `fence.proxy.async` first; here TMA writes them, and
+/// the full barrier's wait orders that.
 __device__ __forceinline__ void wgmma_fence() {
 #if COURSE_CH07_HOPPER
   asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
@@ -216,22 +221,20 @@ __device__ __forceinline__ void wgmma_wait() {
 #endif
 }
 
-/// Exercise 7.2: starts the warpgroup's wgmmas over one stage, as one group: @p a_tile holds its
-/// 64 rows of A, @p b_tile the 256 rows of B^T, each 32 k-steps long.
+/// Starts the warpgroup's wgmmas over one stage, as one group: @p a_tile holds its 64 rows of A,
+/// @p b_tile the 256 rows of B^T, each 32 k-steps long. Each wgmma takes the next 8 k-steps: the
+/// same descriptors, their start 32 bytes further along every row (before the swizzle).
 __device__ __forceinline__ void multiply_batch(const float* a_tile, const float* b_tile,
                                                float (&acc)[kAccumulators]) {
   fence_accumulators(acc);
   wgmma_fence();
-  // EXERCISE 7.2 begin: a stage holds 32 k-steps and one wgmma takes 8. Where, in bytes, do
-  // the next 8 start, and which field of the descriptors does that move?
-  const std::uint64_t a = tile_descriptor(a_tile);
-  const std::uint64_t b = tile_descriptor(b_tile);
+  const std::uint64_t a = tile_descriptor(shared_address(a_tile));
+  const std::uint64_t b = tile_descriptor(shared_address(b_tile));
 #pragma unroll
   for (int k8 = 0; k8 < kBatch / kMmaK; ++k8) {
     const std::uint64_t step = k8 * kMmaK * sizeof(float) >> 4;  // 32 bytes, in 16-byte units
     wgmma_tf32(acc, a + step, b + step);
   }
-  // EXERCISE 7.2 end
   wgmma_commit();
 }
 
@@ -244,14 +247,14 @@ struct Multiply {
   }
 };
 
-/// Exercise 7.3: stores the warpgroup's accumulators (its @p acc) into C (m x n, not padded), none
+/// Exercise 7.2: stores the warpgroup's accumulators (its @p acc) into C (m x n, not padded), none
 /// outside C. @p row0 and @p col0 are the corner of its 64 x 256 tile.
 __device__ __forceinline__ void store_tile(float* __restrict__ c, int m, int n, int row0, int col0,
                                            const float (&acc)[kAccumulators]) {
   const int thread = threadIdx.x % kWarpgroupThreads;
   const int warp = thread / kWarpSize;
   const int lane = thread % kWarpSize;
-  // EXERCISE 7.3 begin: warp w of the warpgroup holds rows 16w .. 16w + 15; across the columns
+  // EXERCISE 7.2 begin: warp w of the warpgroup holds rows 16w .. 16w + 15; across the columns
   // its registers repeat chapter 6's C fragment every 8 columns, 4 registers per 8. Which row and
   // column does acc[i] belong to, and which of those exist in C?
   const bool pairs = n % 2 == 0 && reinterpret_cast<std::uintptr_t>(c) % sizeof(float2) == 0;
@@ -272,16 +275,16 @@ __device__ __forceinline__ void store_tile(float* __restrict__ c, int m, int n, 
         dst[1] = acc[i + 1];
     }
   }
-  // EXERCISE 7.3 end
+  // EXERCISE 7.2 end
 }
 
-/// Exercise 7.4: the parity of the barrier phase that a wait for @p batch names: a consumer
-/// waits on the stage's "full" barrier, the producer (@p producer) on its "empty" barrier.
+/// Exercise 7.4: the parity that a wait for batch @p batch of a ring of @p stages stages names: a
+/// consumer's on the stage's full barrier, the producer's (@p producer) on its empty barrier.
+/// Host code can call it too: the CPU tests run a model of the ring with it.
 __host__ __device__ constexpr unsigned wait_parity(int batch, int stages, bool producer) {
-  // EXERCISE 7.4 begin: each use of a stage completes one phase of its barriers, and phases
-  // alternate parity 0, 1, 0, ... from 0. Which use of its stage is this batch? The producer
-  // waits for the consumers to have finished the previous use; what of the first use, when no
-  // phase has completed and a wait for parity 1 returns at once?
+  // EXERCISE 7.4 begin: which phase of the barrier must have completed before this wait may
+  // end, counted from the barrier's first, and what does that make its parity? What does the
+  // producer need before the very first use of a stage, when nothing has completed yet?
   return static_cast<unsigned>(batch / stages + (producer ? 1 : 0)) % 2;
   // EXERCISE 7.4 end
 }
@@ -341,22 +344,30 @@ __global__ void __launch_bounds__(product_threads(Specialized), 1)
   }
   __syncthreads();
 
-  // One stage: its tiles, its barrier, and the copy of batch @p batch into it.
+  // One stage: its tiles, and the copy of batch @p batch into it (stage batch % Stages).
   auto a_tile = [&](int s) { return stages + s * (kStageBytes / 4); };
   auto b_tile = [&](int s) { return a_tile(s) + kATileFloats; };
   auto copy = [&](int batch) {
     const int s = batch % Stages;
+    // EXERCISE 7.3 begin: the producer's side of full[s]. A wait on it must not end before both
+    // tiles of the batch are in the stage. What must the barrier be told, and when, so that its
+    // phase cannot complete early? Which box of each matrix goes where (the tile's corner)?
     barrier_arrive_expect(&full[s], kStageBytes);
     tma_load(a_tile(s), &a_map, &full[s], batch * kBatch, corner.x);
     tma_load(b_tile(s), &bt_map, &full[s], batch * kBatch, corner.y);
+    // EXERCISE 7.3 end
   };
 
   if (Specialized && consumer < 0) {  // the producer warpgroup: one thread issues every copy
     set_registers<40>();
     if (threadIdx.x == 0) {
       for (int batch = 0; batch < batches; ++batch) {
+        // EXERCISE 7.5 begin: the producer's side of empty[s]. It may refill a stage only once
+        // both consumers are done with what the stage held. Which phase says so, and what of
+        // the first use of each stage, before anything has been given back?
         barrier_wait(&empty[batch % Stages], wait_parity(batch, Stages, true));
         copy(batch);
+        // EXERCISE 7.5 end
       }
     }
     return;
@@ -375,12 +386,19 @@ __global__ void __launch_bounds__(product_threads(Specialized), 1)
     const int s = batch % Stages;
     if (!Specialized && threadIdx.x == 0 && batch + Stages - 1 < batches)
       copy(batch + Stages - 1);  // into the stage that batch - 1 used: free since the barrier
+    // EXERCISE 7.3 begin: the consumers' side of full[s]: no wgmma may read the stage before
+    // this batch has landed in it.
     barrier_wait(&full[s], wait_parity(batch, Stages, false));
+    // EXERCISE 7.3 end
     Batch{}(a_tile(s) + consumer * kMmaM * kBatch, b_tile(s), acc);
     if constexpr (Specialized) {
+      // EXERCISE 7.5 begin: the consumers' side of empty[s]: tell the producer which stage this
+      // thread no longer needs. The wgmmas run on after they are issued: when is a stage no
+      // longer read, and which stage is that here? Keep the tensor cores busy meanwhile.
       wgmma_wait<1>();  // this batch's wgmmas may still run; the previous batch's are done
       if (batch > 0)
         barrier_arrive(&empty[(batch - 1) % Stages]);  // the producer may refill that stage
+      // EXERCISE 7.5 end
     } else {
       wgmma_wait<0>();
       __syncthreads();  // every warpgroup is done with the stage before it is refilled

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Tests of the site's page writer (docs/make_pages.py) and checker (docs/check_site.py) on a
-stand-in repository and a stand-in built site (no Doxygen needed): figures, appendix and hints
-pages and the rewritten links are where a reader expects them, and each broken source or page is
-refused, naming its file (and line).
+stand-in repository and a stand-in built site (no Doxygen needed): figures, appendix, hints and
+(full edition only) answer key pages and the rewritten links are where a reader expects them, and
+each broken source or page is refused, naming its file (and line): Doxygen's syntax that GitHub
+shows as text, a table that does not scroll, a tree that lists headings, an answer in the student
+edition.
 
     python3 tests/docs/test_site_pages.py
 """
 
+import json
 import shutil
 import subprocess
 import sys
@@ -60,6 +63,20 @@ See the [figure](figures/one.svg).
 Close to the code.
 """
 
+# A stand-in answer key (the course's are solutions/NN_slug/ANSWERS.md).
+ANSWER_TEXT = ("The warp reads the row once and broadcasts it, so the profiler counts one "
+               "wavefront per request and no conflict at all")
+ANSWERS = f"""# Chapter 1: answer key
+
+## Predict 1.1
+
+{ANSWER_TEXT}. See the [lesson](../../chapters/01_first_idea/README.md#exercises).
+
+## Bug hunt: barrier
+
+The planted bug drops the barrier between the loads and the sums of every tile in the loop.
+"""
+
 CHAPTER = "chapters/01_first_idea"
 REPOSITORY = {
     "README.md": "# The course\n\nStart with [chapter 1](chapters/01_first_idea).\n",
@@ -73,8 +90,11 @@ REPOSITORY = {
     f"{CHAPTER}/main.cu": "int main() { return 0; }\n",
     "solutions/01_first_idea/kernels.cuh": "/// @file\n/// @brief Chapter 1's kernels, solved.\n",
     "common/include/course/launch.cuh": "/// @file\n/// @brief Launch helpers.\n",
-    "docs/pages/tools.md": "# Tools {#tools}\n\nThe tools.\n",
-    "docs/pages/instructors.md": "# Instructors {#instructors}\n\nFor instructors.\n",
+    "docs/pages/tools.md": "# Tools\n\nThe tools.\n",
+    "docs/pages/instructors.md": ("# Instructors\n\nFor instructors: the [tools](tools.md) and "
+                                  "the [results](../../results/).\n"),
+    "solutions/01_first_idea/ANSWERS.md": ANSWERS,
+    "results/notes.txt": "What the measurements are.\n",  # a results/ to link to
 }
 IMAGE = "chapters_01_first_idea_figures_one.svg"
 
@@ -89,6 +109,17 @@ REFUSED_SOURCES = [
      ["README.md:15: '<!-- diagram: ch01_one -->' shows nothing"]),
     ({"APPENDIX.md": APPENDIX.split("\n", 1)[1]}, "full",
      ["chapters/01_first_idea/APPENDIX.md:1: a page starts with '# Chapter 1: title'"]),
+    # Doxygen's own syntax, shown as text on GitHub.
+    ({"README.md": LESSON.replace("# Chapter 1: the first idea", "# Chapter 1: the first idea "
+                                  "{#ch01}")}, "student",
+     ["chapters/01_first_idea/README.md:1: '{#ch01}' shows as text on GitHub",
+      "[text](README.md#chapter-1-the-first-idea)"]),
+    ({"HINTS.md": HINTS.replace("### Level 2", "### Level 2 {#level-two}")}, "full",
+     ["chapters/01_first_idea/HINTS.md:8: '{#level-two}' shows as text on GitHub"]),
+    ({"README.md": LESSON + "\nThe @ref tools \"tools page\" and `@ref` in code.\n"}, "student",
+     ["chapters/01_first_idea/README.md:15: '@ref' shows as text on GitHub"]),
+    ({"APPENDIX.md": APPENDIX + "\nSee \\ref ch01.\n"}, "full",
+     ["chapters/01_first_idea/APPENDIX.md:9: '\\ref' shows as text on GitHub"]),
 ]
 
 
@@ -148,6 +179,41 @@ class MakePages(unittest.TestCase):
             self.assertIn("@ref ch01 ", appendix)  # the way back to the chapter
             self.assertIn("@ref chapters/01_first_idea/launch.cuh", self.page(out, "api.md"))
             self.assertIn("@ref course/launch.cuh", self.page(out, "api.md"))
+
+    def test_the_answer_key_is_in_the_full_edition_only(self):
+        lesson = LESSON + "\nThe [answers](../../solutions/01_first_idea/ANSWERS.md).\n"
+        write_files(self.chapter, {"README.md": lesson})
+        result, full = self.make("full")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        answers = self.page(full, "ch01_answers.md")
+        self.assertTrue(answers.startswith("# Chapter 1: answer key {#ch01_answers}"),
+                        answers[:80])
+        self.assertIn(ANSWER_TEXT, answers)
+        self.assertIn("[lesson](@ref ch01-exercises)", answers)
+        self.assertIn("@ref ch01 ", answers)  # the way back to the chapter
+        self.assertIn("@subpage ch01_answers", self.page(full, "ch01.md"))
+        self.assertIn("[answers](@ref ch01_answers)", self.page(full, "ch01.md"))
+        result, student = self.make("student")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertFalse((student / "pages" / "ch01_answers.md").exists())
+        for page in sorted((student / "pages").glob("*.md")):
+            text = page.read_text(encoding="utf-8")
+            self.assertNotIn("ch01_answers", text, page.name)
+            self.assertNotIn(ANSWER_TEXT[:40], text, page.name)
+        # The link of the lesson keeps its text only.
+        self.assertIn("\nThe answers.\n", self.page(student, "ch01.md"))
+        # An answer key without a title gets one.
+        write_files(self.repo, {"solutions/01_first_idea/ANSWERS.md": ANSWERS.split("\n", 2)[2]})
+        result, full = self.make("full")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        answers = self.page(full, "ch01_answers.md")
+        self.assertTrue(answers.startswith("# Chapter 1: answer key {#ch01_answers}"))
+        self.assertIn("## Predict 1.1 {#ch01_answers-predict-11}", answers)
+
+    def test_a_link_to_results_leads_to_the_results_page(self):
+        result, out = self.make("student")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("the [results](@ref results).", self.page(out, "instructors.md"))
 
     def test_broken_sources_are_refused_with_their_lines(self):
         for changes, edition, expected in REFUSED_SOURCES:
@@ -219,6 +285,84 @@ class DoxygenMarkdown(unittest.TestCase):
             self.assertEqual(markdown.doxygen_markdown(given), expected)
 
 
+# A stand-in of the navigation tree Doxygen writes: the headings of the pages are entries, one
+# page's children are in a script of their own, the reference's members too.
+NAVTREE_DATA = """var NAVTREE =
+[
+  [ "The course", "index.html", [
+    [ "Quick start", "index.html#readme-quick-start", null ],
+    [ "Results", "index.html#readme-results", [
+      [ "Profile", "index.html#readme-profile", null ]
+    ] ],
+    [ "Chapter 1", "ch01.html", "ch01" ],
+    [ "Tools", "tools.html", [
+      [ "Build", "tools.html#tools-build", null ]
+    ] ],
+    [ "Namespaces", "namespaces.html", [
+      [ "course", "namespacecourse.html", [
+        [ "run", "namespacecourse.html#a1", null ]
+      ] ]
+    ] ]
+  ] ]
+];
+
+var NAVTREEINDEX =
+[
+"ch01.html"
+];
+
+var SYNCONMSG = 'click to disable panel synchronisation';
+"""
+NAVTREE_CH01 = """var ch01 =
+[
+    [ "Exercises", "ch01.html#ch01-exercises", null ],
+    [ "Chapter 1: hints", "ch01_hints.html", [
+      [ "Level 1", "ch01_hints.html#ch01_hints-level-1", null ]
+    ] ]
+];
+"""
+NAVTREE_INDEX = {"ch01.html": [2], "ch01.html#ch01-exercises": [2, 0], "ch01_hints.html": [2, 1],
+                 "ch01_hints.html#ch01_hints-level-1": [2, 1, 0], "index.html": [],
+                 "index.html#readme-profile": [1, 0], "index.html#readme-quick-start": [0],
+                 "namespacecourse.html": [4, 0], "namespacecourse.html#a1": [4, 0, 0],
+                 "namespacecourse.html#a2": [4, 0, 1], "tools.html#tools-build": [3, 0]}
+
+
+class NavTree(unittest.TestCase):
+    """run_doxygen.py's rewriting of the tree: one entry per page, the index following."""
+
+    def test_one_entry_per_page(self):
+        sys.path.insert(0, str(ROOT / "docs"))
+        sys.dont_write_bytecode = True
+        import navtree  # pylint: disable=import-outside-toplevel
+        with tempfile.TemporaryDirectory(prefix="site-tree-") as tmp:
+            html = Path(tmp)
+            write_files(html, {"navtreedata.js": NAVTREE_DATA, "ch01.js": NAVTREE_CH01,
+                               "navtreeindex0.js": "var NAVTREEINDEX0 =\n" +
+                               json.dumps(NAVTREE_INDEX) + ";\n"})
+            pages = {"index.html", "ch01.html", "ch01_hints.html", "tools.html"}
+            self.assertEqual(navtree.one_entry_per_page(html, pages), 6)
+            tree = navtree.Tree(html)
+            self.assertEqual([(path, entry[1]) for path, entry in tree.entries()],
+                             [((0,), "ch01.html"), ((0, 0), "ch01_hints.html"),
+                              ((1,), "tools.html"), ((2,), "namespaces.html"),
+                              ((2, 0), "namespacecourse.html"),
+                              ((2, 0, 0), "namespacecourse.html#a1")])
+            self.assertIn("var SYNCONMSG", (html / "navtreedata.js").read_text())
+            _, index, _ = navtree.read_var(html / "navtreeindex0.js", "NAVTREEINDEX0")
+            self.assertEqual(index, {
+                "ch01.html": [0], "ch01.html#ch01-exercises": [0], "ch01_hints.html": [0, 0],
+                "ch01_hints.html#ch01_hints-level-1": [0, 0], "index.html": [],
+                "index.html#readme-profile": [], "index.html#readme-quick-start": [],
+                "namespacecourse.html": [2, 0], "namespacecourse.html#a1": [2, 0, 0],
+                "namespacecourse.html#a2": [2, 0, 1], "tools.html#tools-build": [1]})
+            # Once is enough: a second run finds nothing to drop.
+            self.assertEqual(navtree.one_entry_per_page(html, pages), 0)
+            write_files(html, {"ch01.js": "var ch01 = [ broken"})
+            with self.assertRaisesRegex(navtree.TreeError, "ch01.js: var ch01 is not JSON"):
+                navtree.Tree(html)
+
+
 def html_page(body):
     return f"<html><head><title>page</title></head><body>{body}</body></html>\n"
 
@@ -228,6 +372,29 @@ SITE = {f"{name}.html": html_page(f'<a href="index.html">{name}</a>')
         for name in ("index", "tools", "instructors", "api", "files", "namespacecourse",
                      "namespacech01", "ch01_hints")}
 SITE.update({"results.html": html_page("<p>No plot is committed yet.</p>"), IMAGE: SVG})
+SITE["course.css"] = (ROOT / "docs" / "course.css").read_text(encoding="utf-8")
+# The navigation tree: one entry per page (each a JSON value inside `var NAME = ...;`).
+TREE = """var NAVTREE =
+[
+  [ "The course", "index.html", [
+    [ "Chapter 1: the first idea", "ch01.html", [
+      [ "Chapter 1: hints", "ch01_hints.html", null ]
+    ] ],
+    [ "Tools", "tools.html", null ]%s
+  ] ]
+];
+
+var NAVTREEINDEX =
+[
+"ch01.html"
+];
+"""
+SITE["navtreedata.js"] = TREE % ""
+SITE["navtreeindex0.js"] = ('var NAVTREEINDEX0 =\n{\n"ch01.html":[0],\n"ch01_hints.html":[0,0],\n'
+                            '"index.html":[],\n"tools.html":[1]\n};\n')
+TABLE = '<table class="markdownTable"><tr><td>1</td></tr></table>'
+SCROLLING_TABLE = f'<div class="course-table-scroll">{TABLE}</div>'
+
 TOOLS_LINK, HINTS_LINK = '<a href="tools.html">tools</a>', '<a href="ch01_hints.html">hints</a>'
 CHAPTER_BODY = (f'<a href="index.html">Course map</a> {HINTS_LINK} {TOOLS_LINK} '
                 f'<div class="image"><img class="course-diagram" src="{IMAGE}" alt="x"/></div>')
@@ -248,6 +415,18 @@ FAILING_SITES = [
      ["ch01.html: a Markdown link or image shown as text"]),
     (CHAPTER_BODY + "<p>** it is slower.** and &lsquo;a'`</p>", {},
      ["ch01.html: Markdown bold shown as asterisks", "ch01.html: a backtick shown as text"]),
+    (CHAPTER_BODY + TABLE, {}, ["ch01.html:1: a table outside a course-table-scroll block"]),
+    (CHAPTER_BODY + "<h2>Exercises {#ch01-exercises}</h2>", {},
+     ["ch01.html: a heading's label shown as text"]),
+    (CHAPTER_BODY, {"course.css": SITE["course.css"].replace("max-width: 999px",
+                                                             "max-width: 600px")},
+     ["course.css: no @media (max-width: ...px) rule, about 1000 px, that hides #side-nav"]),
+    (CHAPTER_BODY, {"course.css": SITE["course.css"].replace(".course-table-scroll", ".x")},
+     ["course.css: no 'div.course-table-scroll { overflow-x: auto }'"]),
+    (CHAPTER_BODY, {"navtreedata.js": TREE % ',\n    [ "Exercises", "ch01.html#ch01-ex", null ]'},
+     ["the tree lists a heading of ch01.html ('Exercises', #ch01-ex) as an entry"]),
+    (CHAPTER_BODY, {"navtreedata.js": TREE % ',\n    [ "Tools again", "tools.html", null ]'},
+     ["the tree lists tools.html 2 times"]),
     (CHAPTER_BODY, {"ch01_appendix.html": html_page("appendix")},
      ["ch01.html: no link to ch01_appendix.html"]),
 ]
@@ -258,19 +437,62 @@ PASSING_SITES = [
      '<div class="fragment"><div class="line">[a](b.md)</div></div>', {}),
     (CHAPTER_BODY + "<p><code>float** p</code></p>",
      {"namespacecourse.html": html_page("int main(int argc, char **argv) `")}),
+    # Doxygen's own tables of the reference pages are not the pages' tables.
+    (CHAPTER_BODY + SCROLLING_TABLE,
+     {"namespacecourse.html": html_page('<table class="memberdecls"><tr><td>f</td></tr></table>')}),
+]
+# The answer keys (check_site.py --source): (edition, the chapter page's body, files changed,
+# what the errors must say; none: it passes). A passage the student's files hold too (the
+# question the key repeats) is no answer.
+FULL_BODY = (CHAPTER_BODY + '<a href="ch01_solution.html">solved</a>'
+             '<a href="ch01_answers.html">answer key</a>')
+FULL_PAGES = {"ch01_solution.html": html_page("solved")}
+ANSWER_PAGE = html_page(f"<h1>Predict 1.1</h1><p>{ANSWER_TEXT}.</p><h1>Bug hunt: barrier</h1>"
+                        "<p>The planted bug drops the barrier between the loads and the sums of "
+                        "every tile in the loop.</p>")
+ANSWER_SITES = [
+    ("student", CHAPTER_BODY + "<p>What changed since the first idea: which thread computes "
+                               "which output? The hints.</p>", {}, []),
+    ("student", CHAPTER_BODY + f"<p>Note: {ANSWER_TEXT.lower()}</p>", {},
+     ["ch01.html: shows the answer key solutions/01_first_idea/ANSWERS.md (Predict 1.1): "
+      "'...the warp reads the row once"]),
+    ("student", CHAPTER_BODY, {"ch01_answers.html": ANSWER_PAGE},
+     ["ch01_answers.html: an answer key's page in the student edition",
+      "ch01_answers.html: shows the answer key"]),
+    ("full", FULL_BODY, {**FULL_PAGES, "ch01_answers.html": ANSWER_PAGE}, []),
+    ("full", FULL_BODY, FULL_PAGES,
+     ["ch01_answers.html: missing: the answer key solutions/01_first_idea/ANSWERS.md"]),
+    ("full", FULL_BODY, {**FULL_PAGES, "ch01_answers.html": ANSWER_PAGE.replace("Bug hunt", "")},
+     ["ch01_answers.html: does not show the section 'Bug hunt: barrier'"]),
+    ("full", FULL_BODY.replace('<a href="ch01_answers.html">answer key</a>', ""),
+     {**FULL_PAGES, "ch01_answers.html": ANSWER_PAGE}, ["ch01.html: no link to ch01_answers.html"]),
 ]
 
 
 class CheckSite(unittest.TestCase):
-    def check(self, chapter_body, changes):
-        """check_site.py's run on the stand-in site with the chapter page and the changes."""
+    def check(self, chapter_body, changes, edition="student", source=False):
+        """check_site.py's run on the stand-in site with the chapter page and the changes (and
+        with @p source, the stand-in repository as its --source)."""
         with tempfile.TemporaryDirectory(prefix="site-check-") as tmp:
             html = Path(tmp) / "html"
             write_files(html, {**SITE, "ch01.html": html_page(chapter_body)})
             write_files(html, changes)
+            options = []
+            if source:
+                write_files(Path(tmp) / "repo", REPOSITORY)
+                options = ["--source", str(Path(tmp) / "repo")]
             return subprocess.run(
-                [sys.executable, str(CHECK_SITE), str(html), "--edition", "student",
-                 "--chapters", "ch01"], capture_output=True, text=True)
+                [sys.executable, str(CHECK_SITE), str(html), "--edition", edition,
+                 "--chapters", "ch01", *options], capture_output=True, text=True)
+
+    def test_answer_keys(self):
+        for edition, body, changes, expected in ANSWER_SITES:
+            with self.subTest(edition=edition, expected=expected[:1]):
+                result = self.check(body, changes, edition, source=True)
+                self.assertEqual(result.returncode, 1 if expected else 0,
+                                 result.stdout + result.stderr)
+                for text in expected:
+                    self.assertIn(text, result.stderr)
 
     def test_complete_sites_pass(self):
         for body, changes in PASSING_SITES:

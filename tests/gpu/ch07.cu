@@ -82,17 +82,3 @@ TEST_CASE("ch07 matmul with more tiles than run at once, in both block orders", 
   // order, neither m nor n a multiple of its tile, k prime.
   testing::check_products(every_step(), {{2333, 1201, 211}}, 10);
 }
-
-TEST_CASE("ch07 wait_parity: consumers wait for each use's phase, the producer for the last one",
-          "[gpu]") {
-  COURSE_REQUIRE_GPU();  // no GPU work, but run (or skipped) with the chapter's other tests
-  // Batch b is use b / stages of its stage.
-  for (int stages : {1, 2, 4}) {
-    for (int batch = 0; batch < 12; ++batch) {
-      INFO("stages " << stages << ", batch " << batch);
-      const unsigned use = static_cast<unsigned>(batch / stages);
-      CHECK(ch07::wait_parity(batch, stages, false) == use % 2);
-      CHECK(ch07::wait_parity(batch, stages, true) == (use + 1) % 2);
-    }
-  }
-}

@@ -3,7 +3,8 @@
 
 - A recorded ncu table (tests/scripts/data/ncu_sample.csv, written by `ncu --csv --page raw` on an
   H100) parses, and the row derived from it agrees with the raw fields read another way; the
-  roofline is drawn from it where matplotlib is installed.
+  roofline is drawn from it where matplotlib is installed. The roofline's chapter labels share a
+  place where points coincide and stand clear of each other and of the markers.
 - The whole script against stand-ins for ncu and for a chapter's executable: the main kernel is
   the longest, its last launch is reported, the files are written; and each failure (no ncu, no
   GPU, no permission for the counters, nothing built, a bad chapter) gives one line and its exit
@@ -21,6 +22,7 @@ import unittest
 
 from support import ROOT, write_executable
 import profile_kernels as course_profile  # scripts/ is on the path through support
+import roofline
 
 SAMPLE = os.path.join(ROOT, "tests", "scripts", "data", "ncu_sample.csv")
 
@@ -130,6 +132,42 @@ class RecordedSample(unittest.TestCase):
     def test_rejects_text_without_a_table(self):
         with self.assertRaises(course_profile.NcuCsvError):
             course_profile.parse_ncu("==PROF== Connected to process 1\nno kernels were profiled\n")
+
+
+class RooflineLabels(unittest.TestCase):
+    """Where roofline.place_labels puts the chapters' labels (fractions of the axes)."""
+
+    def boxes(self, placed):
+        """Each label's box, from where it is anchored and how wide its text is."""
+        boxes = []
+        for x, y, text, ha in placed:
+            width = roofline.CHAR * len(text)
+            left = x - {"left": 0, "center": width / 2, "right": width}[ha]
+            boxes.append((left, left + width, y - roofline.LINE / 2, y + roofline.LINE / 2))
+        return boxes
+
+    def test_a_lone_point_is_labelled_on_its_right(self):
+        self.assertEqual(roofline.place_labels([(0.5, 0.5)], [], ["4"]),
+                         [(0.5 + roofline.GAP, 0.5, "ch 4", "left")])
+
+    def test_points_at_one_place_share_a_label(self):
+        placed = roofline.place_labels([(0.5, 0.5), (0.3, 0.2), (0.501, 0.499)], [],
+                                       ["2", "1", "3"])
+        self.assertEqual([text for _, _, text, _ in placed], ["ch 2, 3", "ch 1"])
+
+    def test_labels_stand_clear_of_labels_and_markers(self):
+        # Two points a label's height apart, a third just right of the first, a hollow marker
+        # left of the second: every label still has a place of its own.
+        points = [(0.5, 0.5), (0.5, 0.52), (0.53, 0.5)]
+        placed = roofline.place_labels(points, [(0.45, 0.52)], ["1", "2", "3"])
+        boxes = self.boxes(placed)
+        markers = [(x - roofline.MARK_X, x + roofline.MARK_X, y - roofline.MARK_Y,
+                    y + roofline.MARK_Y) for x, y in points + [(0.45, 0.52)]]
+        for index, box in enumerate(boxes):
+            for other in boxes[index + 1:] + markers:
+                self.assertFalse(box[0] < other[1] and other[0] < box[1]
+                                 and box[2] < other[3] and other[2] < box[3], (placed, other))
+        self.assertEqual([ha for _, _, _, ha in placed], ["center", "center", "left"])
 
 
 class WholeScript(unittest.TestCase):

@@ -5,7 +5,8 @@ Where apt cannot install what a job needs (offline: warnings from update, "Unabl
 package" from install; or no apt-get at all), one line names the missing packages and the command
 that installs them, and none of apt's own messages are shown. The main job (run) needs CMake, a
 compiler and Ninja only and goes on without the rest; the test job still needs Catch2, Doxygen and
-Graphviz; a working apt installs what is missing and nothing is said about it.
+Graphviz, and goes on without rsvg-convert (librsvg2-bin) after one line; a working apt installs
+what is missing and nothing is said about it.
 
     python3 tests/scripts/test_setup.py   (exit 0 when every case holds; KEEP_WORK=1 keeps the
                                            scratch folder)
@@ -54,7 +55,8 @@ exit 100
 for package in "$@"; do
   case "$package" in
     cmake) tool=cmake ;; g++) tool=c++ ;; ninja-build) tool=ninja ;; doxygen) tool=doxygen ;;
-    graphviz) tool=dot ;; python3) tool=python3 ;; *) continue ;;
+    graphviz) tool=dot ;; python3) tool=python3 ;; librsvg2-bin) tool=rsvg-convert ;;
+    *) continue ;;
   esac
   printf '#!/bin/sh\\nexit 0\\n' >"BIN/$tool"
   chmod +x "BIN/$tool"
@@ -121,7 +123,12 @@ CASES = [
     ("no apt-get", "none", "c++ python3", "run", "catch2", False,
      "^error: missing cmake ninja-build, and there is no apt-get here"),
     ("working apt", "working", "c++ python3", "run", "catch2 python3-matplotlib", True, None),
-    ("everything present", "never", "c++ cmake ninja python3 doxygen dot", "test",
+    ("test, offline, only rsvg-convert missing", "offline",
+     "c++ cmake ninja python3 doxygen dot", "test", "catch2 python3-matplotlib", True,
+     f"^note: librsvg2-bin is not installed.*renders whole is skipped.*{INSTALL} librsvg2-bin"),
+    ("test, working apt, rsvg-convert missing", "working", "c++ cmake ninja python3 doxygen dot",
+     "test", "catch2 python3-matplotlib", True, None),
+    ("everything present", "never", "c++ cmake ninja python3 doxygen dot rsvg-convert", "test",
      "catch2 python3-matplotlib", True, None),
 ]
 
@@ -145,13 +152,17 @@ def main():
         if ok and not all(os.access(os.path.join(folder, tool), os.X_OK)
                           for tool in ("cmake", "ninja")):
             fail(f"{what}: cmake and ninja were not installed")
+        if job == "test" and apt == "working" and not os.access(
+                os.path.join(folder, "rsvg-convert"), os.X_OK):
+            fail(f"{what}: rsvg-convert was not installed")
 
     # matplotlib installed with pip and Catch2 built from source: dpkg knows neither, but both
     # are there, so nothing is installed and nothing is said (a machine set up without apt).
     catch2 = os.path.join(WORK, "prefix", "lib", "cmake", "Catch2")
     os.makedirs(catch2)
     open(os.path.join(catch2, "Catch2Config.cmake"), "w").close()
-    folder = make_bin("source", "never", "c++", "cmake", "ninja", "python3", "doxygen", "dot")
+    folder = make_bin("source", "never", "c++", "cmake", "ninja", "python3", "doxygen", "dot",
+                      "rsvg-convert")
     status, _, err = run_case(folder, "test", modules="matplotlib")
     if status != 0 or err:
         fail(f"matplotlib from pip, Catch2 from source: status {status}, stderr: {err}")
