@@ -26,7 +26,7 @@ import textwrap
 import progress
 from progress import NoDevice, ProgressError, Run, course_description
 
-EXIT_OK, EXIT_USAGE, EXIT_ERROR = 0, 2, 4
+EXIT_OK, EXIT_USAGE, EXIT_NO_DEVICE, EXIT_ERROR = 0, 2, 3, 4
 RECORDED = os.path.join("results", "predictions.csv")
 COLUMNS = ["id", "device", "date", "run", "measure", "value"]
 LEFT = 34  # width of the prediction's column
@@ -285,7 +285,7 @@ def main(argv=None):
             if not found:
                 print(f"Not measured ({reason}), and no measurement of Predict {args.id} is "
                       f"recorded in {RECORDED}.")
-                return EXIT_ERROR
+                return EXIT_NO_DEVICE if isinstance(why, NoDevice) else EXIT_ERROR
             device, date = found[0]["device"], found[0]["date"]
             rows = [(r["run"], r["measure"], r["value"]) for r in found
                     if (r["device"], r["date"]) == (device, date)]

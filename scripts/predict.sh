@@ -12,6 +12,8 @@
 #   scripts/predict.sh --record N.M        (instructors, on a GPU, solutions built) measure with
 #                                          the solution and record it in results/predictions.csv
 # Options: --build-dir DIR (default: build; it must hold the built chapters)
+# Exit status: 0 shown, 2 bad input or no prediction, 3 no CUDA device and nothing recorded, 4 no
+# build, or nothing could measure it.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [[ $# -ge 1 && ($1 == -h || $1 == --help) ]]; then

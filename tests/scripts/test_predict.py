@@ -112,6 +112,13 @@ class PredictTest(unittest.TestCase):
         self.assertIn("recorded on NVIDIA H100 80GB HBM3, 2026-11-25 (no CUDA device here)",
                       done.stdout)
         self.assertIn("matmul rate: 45.1 TFLOP/s", done.stdout)
+        done = self.predict("9.2", "none", matmul="no-device", ncu_student="locked")
+        self.assertEqual(done.returncode, 4, done.stdout + done.stderr)  # ncu, not the GPU
+        os.remove(self.recorded)
+        done = self.predict("9.1", "40", matmul="no-device")
+        self.assertEqual(done.returncode, 3, done.stdout + done.stderr)
+        self.assertIn("Not measured (no CUDA device here), and no measurement of Predict 9.1 is "
+                      "recorded", done.stdout)
         done = self.predict("9.2", "none", ncu_student="locked")
         self.assertEqual(done.returncode, 4)
         self.assertIn("Not measured (ncu may not read this GPU's performance counters "
