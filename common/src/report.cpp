@@ -22,6 +22,10 @@ void fill_rate(RunResult& result, const DeviceInfo& device, const Workload& work
   result.peak_percent = peak.flops > 0 ? 100.0 * result.flops / seconds / peak.flops : 0;
 }
 
+const char* previous_source(const RunResult& result) {
+  return result.previous_solution ? "solution" : "your kernels";
+}
+
 void print_report(std::ostream& out, const RunResult& result) {
   std::ostringstream text;
   text.setf(std::ios::fixed);
@@ -37,7 +41,7 @@ void print_report(std::ostream& out, const RunResult& result) {
   text.precision(2);
   if (!result.ok()) {
     text << "  rate     " << kFiguresNotReported << "\n";
-    if (result.previous_ms > 0)
+    if (result.previous_ms > 0 || result.previous_failed)
       text << "  speedup  " << kFiguresNotReported << "\n";
   } else {
     text << "  rate     " << result.rate << " " << result.rate_unit;
@@ -48,7 +52,11 @@ void print_report(std::ostream& out, const RunResult& result) {
     text << "\n";
     if (result.previous_ms > 0) {
       text << "  speedup  " << result.speedup() << "x over chapter " << result.previous_chapter
-           << " (" << result.previous_ms << " ms on the same inputs)\n";
+           << " (" << previous_source(result) << ", " << result.previous_ms
+           << " ms on the same inputs)\n";
+    } else if (result.previous_failed) {
+      text << "  speedup  not reported (chapter " << result.previous_chapter << ", "
+           << previous_source(result) << ", fails its check on these inputs)\n";
     }
   }
   if (result.checked) {
