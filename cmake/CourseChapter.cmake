@@ -3,6 +3,10 @@
 #   chNN_<slug>_solution    the same main.cu built with solutions/NN_<slug>/kernels.cuh
 #   tests/gpu/chNN.cu       built against each edition (test_chNN, test_chNN_solution)
 #   CTest runs of both executables at a small size (SMOKE_ARGS).
+# The solution edition only where the build has solutions/ (COURSE_SOLUTIONS, the top-level
+# CMakeLists.txt): COURSE_EDITIONS lists the editions built. Each executable times the previous
+# chapter on the same inputs: its solution where the build has solutions/ (main.cu includes it
+# when COURSE_PREVIOUS_FROM_SOLUTIONS is defined), the student's own chapter otherwise.
 # SM90A: the chapter uses Hopper's own instructions; its executables, its tests and the ladder's
 # copy of it are built through course_hopper_architectures() (below).
 # NN_<slug> joins the global property COURSE_CHAPTERS, from which the ladder takes its chapters.
@@ -12,9 +16,13 @@
 #   student_editions        a target that builds every student executable and its tests
 #                           (scripts/progress.sh builds it)
 #   <build>/course_chapters.tsv   one tab-separated line per chapter: chNN, slug, the student
-#                           executable, the solution executable and the student's targets
-#                           (comma-separated); scripts/progress.sh and
+#                           executable, the solution executable (empty without solutions) and the
+#                           student's targets (comma-separated); scripts/progress.sh and
 #                           scripts/update_supports_table.py read it instead of a list of their own
+set(COURSE_EDITIONS student)
+if(COURSE_SOLUTIONS)
+  list(APPEND COURSE_EDITIONS solution)
+endif()
 set(COURSE_DEFAULT_SMOKE_ARGS -m 67 -n 45 -k 33 --height 37 --width 29 --mask 5x3
     --taps 7 --warmup 1 --reps 2)
 
@@ -39,7 +47,7 @@ function(course_add_chapter)
   if(CH_SM90A)  # the ladder compiles these chapters for sm_90a too
     set_property(GLOBAL APPEND PROPERTY COURSE_SM90A_CHAPTERS ${dir})
   endif()
-  foreach(edition student solution)
+  foreach(edition ${COURSE_EDITIONS})
     set(suffix "")
     set(kernels_dir "chapters/${dir}")
     set(labels gpu ${label})
@@ -52,6 +60,9 @@ function(course_add_chapter)
     set(test_target "test_${label}${suffix}")
     add_executable(${target} ${PROJECT_SOURCE_DIR}/chapters/${dir}/main.cu)
     course_use_kernels(${target} ${kernels_dir} ${edition})
+    if(COURSE_SOLUTIONS)
+      target_compile_definitions(${target} PRIVATE COURSE_PREVIOUS_FROM_SOLUTIONS)
+    endif()
     if(CH_SM90A)
       course_hopper_architectures(${target})
     endif()
@@ -77,8 +88,12 @@ function(course_add_chapter)
   list(APPEND student_targets ${label}_${CH_SLUG})
   add_dependencies(student_editions ${student_targets})
   list(JOIN student_targets "," student_targets)
+  set(solution_file "")
+  if(COURSE_SOLUTIONS)
+    set(solution_file "$<TARGET_FILE:${label}_${CH_SLUG}_solution>")
+  endif()
   set_property(GLOBAL APPEND PROPERTY COURSE_CHAPTER_MANIFEST
-    "${label}\t${CH_SLUG}\t$<TARGET_FILE:${label}_${CH_SLUG}>\t$<TARGET_FILE:${label}_${CH_SLUG}_solution>\t${student_targets}")
+    "${label}\t${CH_SLUG}\t$<TARGET_FILE:${label}_${CH_SLUG}>\t${solution_file}\t${student_targets}")
 endfunction()
 
 # course_add_run_test(<target> <chNN> <student|solution> [args...]): CTest runs the executable
@@ -86,7 +101,7 @@ endfunction()
 # cmake/CourseReliability.cmake found): it fails on FAIL, and a student's edition runs only on
 # request. Labels: "gpu;solutions" for a solution, "gpu;chNN" for a student's.
 function(course_add_run_test target label edition)
-  if(NOT Python3_Interpreter_FOUND)
+  if(NOT COURSE_BUILD_TESTS OR NOT Python3_Interpreter_FOUND)
     return()
   endif()
   set(labels gpu ${label})
@@ -114,7 +129,8 @@ cmake_language(DEFER CALL _course_write_chapter_manifest)
 # course_use_kernels(<target> <kernels-dir> <student|solution>)
 # Points <target>'s `#include <kernels.cuh>` at <kernels-dir> and tells the code which edition it is.
 # The repository root is on the include path too, so a driver can include the previous chapter's
-# solution as "solutions/NN_slug/kernels.cuh" to report its speedup over it.
+# kernels as "solutions/NN_slug/kernels.cuh" (or "chapters/NN_slug/kernels.cuh") to report its
+# speedup over them.
 function(course_use_kernels target kernels_dir edition)
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/${kernels_dir}
                                                ${PROJECT_SOURCE_DIR})

@@ -52,12 +52,15 @@ def build_table(chapters):
     header = None
     rows = []
     for chapter in chapters:
-        (student_header, row), (solution_header, solution_row) = (
-            table_of(chapter.student), table_of(chapter.solution))
-        if solution_row != row:
-            raise SupportsError(f"{chapter.label}: its executables describe it differently:\n"
-                                f"  {row}\n  {solution_row}")
-        for other_header in (student_header, solution_header):
+        # A build without solutions/ (a student's hand-out) has the student's executable only.
+        tables = [table_of(executable) for executable in (chapter.student, chapter.solution)
+                  if executable]
+        row = tables[0][1]
+        for _, other_row in tables[1:]:
+            if other_row != row:
+                raise SupportsError(f"{chapter.label}: its executables describe it differently:"
+                                    f"\n  {row}\n  {other_row}")
+        for other_header, _ in tables:
             if header is not None and other_header != header:
                 raise SupportsError(f"{chapter.label}: a table header unlike the other "
                                     f"chapters': {other_header}")
