@@ -54,6 +54,12 @@ if [ -e "$dest" ] && { [ ! -d "$dest" ] || [ -n "$(ls -A "$dest")" ]; }; then
   die "$dest exists and is not an empty folder: give a new one"
 fi
 mkdir -p "$dest" || die "cannot create $dest"
+# From here on a failure leaves DEST as empty as it was found, never half a hand-out.
+die() {
+  printf 'error: %s\n' "$*" >&2
+  find "$dest" -mindepth 1 -delete
+  exit 1
+}
 
 # What the students do not get, as git pathspecs of what the archive leaves out.
 left_out=(':(exclude)solutions' ':(exclude,glob)**/ANSWERS.md'
