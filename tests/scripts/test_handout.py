@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 
-from support import ROOT
+from support import ROOT, finish
 
 HANDOUT = os.path.join(ROOT, "scripts", "handout.sh")
 README = """# A course
@@ -88,6 +88,17 @@ def make_repository(folder):
         f.write("An edit not committed.\n")
 
 
+def write_handout(script, dest):
+    """Runs @p script (a handout.sh) into @p dest; whether it succeeded, with no answers left."""
+    code, out = run([script, dest])
+    check(code == 0, f"a hand-out is written to {os.path.basename(dest)} (exit {code}): "
+                     f"{out.strip()}")
+    if code != 0:
+        return False
+    check(answers_left(dest) == [], f"no answers in the hand-out: {answers_left(dest)}")
+    return True
+
+
 def answers_left(folder):
     """What of the answers reached @p folder."""
     found = [path for path in files_under(folder)
@@ -101,11 +112,8 @@ def small_repository(work):
     make_repository(repo)
     script = os.path.join(repo, "scripts", "handout.sh")
     dest = os.path.join(work, "small-handout")
-    code, out = run([script, dest])
-    check(code == 0, f"a hand-out is written (exit {code}): {out.strip()}")
-    if code != 0:
+    if not write_handout(script, dest):
         return
-    check(answers_left(dest) == [], f"no answers in the hand-out: {answers_left(dest)}")
     kept = files_under(dest)
     check({"chapters/01_x/kernels.cuh", "docs/pages/tools.md", "README.md"} <= kept,
           f"the students' files are there: {sorted(kept)}")
@@ -159,11 +167,8 @@ def this_repository(args, work):
         print("SKIPPED: this is not the instructors' git checkout (no commit or no solutions/)")
         return
     dest = os.path.join(work, "handout")
-    code, out = run([HANDOUT, dest])
-    check(code == 0, f"a hand-out of HEAD is written (exit {code}): {out.strip()}")
-    if code != 0:
+    if not write_handout(HANDOUT, dest):
         return
-    check(answers_left(dest) == [], f"no answers in the hand-out: {answers_left(dest)}")
     with open(os.path.join(dest, "README.md"), encoding="utf-8") as handle:
         readme = handle.read()
     for unwanted in ("_solution", "instructors:", "ctest --preset solutions", "-L solutions"):
@@ -225,11 +230,7 @@ def main():
             print(f"scratch kept: {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
-    if failures:
-        print(f"{len(failures)} failed")
-        return 1
-    print("all passed")
-    return 0
+    return finish(failures)
 
 
 if __name__ == "__main__":
