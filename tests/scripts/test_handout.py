@@ -10,8 +10,12 @@ build there: configured with tests/ (no solution executable, test or ladder), wi
 with COURSE_BUILD_TESTS=OFF, and chapter 2's student executable built (it compiles the student's
 own chapter 1 for the comparison) and asked for --help.
 
-    python3 tests/scripts/test_handout.py [--cmake CMAKE] [--generator G] [--nvcc NVCC]
-        [--launcher LAUNCHER]      (exit 0 when every case holds; KEEP_WORK=1 keeps the scratch)
+    python3 tests/scripts/test_handout.py [--cmake CMAKE] [--generator G] [--define NAME=VALUE]...
+        [--work DIR]
+    --define: a cache entry for configuring the hand-out, e.g. the build's CUDA compiler;
+    --work: the scratch folder (emptied first; default a new temporary one): the same one each
+    time lets a compiler cache serve the next run. Exit 0 when every case holds; KEEP_WORK=1
+    keeps the scratch folder.
 """
 import argparse
 import os
@@ -152,12 +156,7 @@ def readme_links(readme):
 def configure(args, source, build, *options):
     command = [args.cmake, "-S", source, "-B", build, "-G", args.generator,
                "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_CUDA_ARCHITECTURES=90",
-               "-DCOURSE_BUILD_DOCS=OFF", *options]
-    if args.nvcc:
-        command.append(f"-DCMAKE_CUDA_COMPILER={args.nvcc}")
-    if args.launcher:
-        command += [f"-DCMAKE_CUDA_COMPILER_LAUNCHER={args.launcher}",
-                    f"-DCMAKE_CXX_COMPILER_LAUNCHER={args.launcher}"]
+               "-DCOURSE_BUILD_DOCS=OFF", *[f"-D{entry}" for entry in args.define], *options]
     return run(command)
 
 
@@ -215,13 +214,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cmake", default="cmake")
     parser.add_argument("--generator", default="Ninja")
-    parser.add_argument("--nvcc", default="")
-    parser.add_argument("--launcher", default="")
+    parser.add_argument("--define", action="append", default=[])
+    parser.add_argument("--work", default="")
     args = parser.parse_args()
     if shutil.which("git") is None:
         print("SKIPPED: no git here")
         return 0
-    work = tempfile.mkdtemp(prefix="handout-test-")
+    work = args.work or tempfile.mkdtemp(prefix="handout-test-")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
     try:
         small_repository(work)
         this_repository(args, work)
