@@ -3,6 +3,10 @@
 #   chNN_<slug>_solution    the same main.cu built with solutions/NN_<slug>/kernels.cuh
 #   tests/gpu/chNN.cu       built against each edition (test_chNN, test_chNN_solution)
 #   CTest runs of both executables at a small size (SMOKE_ARGS).
+# The solution edition only where the build has solutions/ (COURSE_SOLUTIONS, the top-level
+# CMakeLists.txt): COURSE_EDITIONS lists the editions built. Each executable times the previous
+# chapter on the same inputs: its solution where the build has solutions/ (main.cu includes it
+# when COURSE_PREVIOUS_FROM_SOLUTIONS is defined), the student's own chapter otherwise.
 # SM90A: the chapter uses Hopper's own instructions; its executables, its tests and the ladder's
 # copy of it are built through course_hopper_architectures() (below).
 # NN_<slug> joins the global property COURSE_CHAPTERS, from which the ladder takes its chapters.
@@ -18,6 +22,11 @@
 #                           chapter from `<executable> --describe` (docs/pages/tools.md).
 #   <build>/course_chapters.tsv   the same list, tab-separated (chNN, slug, student executable,
 #                           solution executable, student targets comma-separated)
+#   Without solutions (a hand-out, COURSE_SOLUTIONS OFF) the solution executable is empty.
+set(COURSE_EDITIONS student)
+if(COURSE_SOLUTIONS)
+  list(APPEND COURSE_EDITIONS solution)
+endif()
 set(COURSE_DEFAULT_SMOKE_ARGS -m 67 -n 45 -k 33 --height 37 --width 29 --mask 5x3
     --taps 7 --warmup 1 --reps 2)
 
@@ -42,7 +51,7 @@ function(course_add_chapter)
   if(CH_SM90A)  # the ladder compiles these chapters for sm_90a too
     set_property(GLOBAL APPEND PROPERTY COURSE_SM90A_CHAPTERS ${dir})
   endif()
-  foreach(edition student solution)
+  foreach(edition ${COURSE_EDITIONS})
     set(suffix "")
     set(kernels_dir "chapters/${dir}")
     set(labels gpu ${label})
@@ -55,6 +64,9 @@ function(course_add_chapter)
     set(test_target "test_${label}${suffix}")
     add_executable(${target} ${PROJECT_SOURCE_DIR}/chapters/${dir}/main.cu)
     course_use_kernels(${target} ${kernels_dir} ${edition})
+    if(COURSE_SOLUTIONS)
+      target_compile_definitions(${target} PRIVATE COURSE_PREVIOUS_FROM_SOLUTIONS)
+    endif()
     if(CH_SM90A)
       course_hopper_architectures(${target})
     endif()
@@ -79,13 +91,17 @@ function(course_add_chapter)
   endforeach()
   list(APPEND student_targets ${label}_${CH_SLUG})
   add_dependencies(student_editions ${student_targets})
+  set(solution_file "")
+  if(COURSE_SOLUTIONS)
+    set(solution_file "$<TARGET_FILE:${label}_${CH_SLUG}_solution>")
+  endif()
   list(JOIN student_targets "\", \"" json_targets)
   math(EXPR number "${CH_NUMBER}")
   set_property(GLOBAL APPEND PROPERTY COURSE_CHAPTER_JSON
-    "    {\"label\": \"${label}\", \"number\": ${number}, \"folder\": \"${dir}\", \"student\": \"$<TARGET_FILE:${label}_${CH_SLUG}>\", \"solution\": \"$<TARGET_FILE:${label}_${CH_SLUG}_solution>\", \"student_targets\": [\"${json_targets}\"]}")
+    "    {\"label\": \"${label}\", \"number\": ${number}, \"folder\": \"${dir}\", \"student\": \"$<TARGET_FILE:${label}_${CH_SLUG}>\", \"solution\": \"${solution_file}\", \"student_targets\": [\"${json_targets}\"]}")
   list(JOIN student_targets "," student_targets)
   set_property(GLOBAL APPEND PROPERTY COURSE_CHAPTER_MANIFEST
-    "${label}\t${CH_SLUG}\t$<TARGET_FILE:${label}_${CH_SLUG}>\t$<TARGET_FILE:${label}_${CH_SLUG}_solution>\t${student_targets}")
+    "${label}\t${CH_SLUG}\t$<TARGET_FILE:${label}_${CH_SLUG}>\t${solution_file}\t${student_targets}")
 endfunction()
 
 # course_add_run_test(<target> <chNN> <student|solution> [args...]): CTest runs the executable
@@ -93,7 +109,7 @@ endfunction()
 # cmake/CourseReliability.cmake found): it fails on FAIL, and a student's edition runs only on
 # request. Labels: "gpu;solutions" for a solution, "gpu;chNN" for a student's.
 function(course_add_run_test target label edition)
-  if(NOT Python3_Interpreter_FOUND)
+  if(NOT COURSE_BUILD_TESTS OR NOT Python3_Interpreter_FOUND)
     return()
   endif()
   set(labels gpu ${label})
@@ -126,7 +142,8 @@ cmake_language(DEFER CALL _course_write_chapter_manifest)
 # course_use_kernels(<target> <kernels-dir> <student|solution>)
 # Points <target>'s `#include <kernels.cuh>` at <kernels-dir> and tells the code which edition it is.
 # The repository root is on the include path too, so a driver can include the previous chapter's
-# solution as "solutions/NN_slug/kernels.cuh" to report its speedup over it.
+# kernels as "solutions/NN_slug/kernels.cuh" (or "chapters/NN_slug/kernels.cuh") to report its
+# speedup over them.
 function(course_use_kernels target kernels_dir edition)
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/${kernels_dir}
                                                ${PROJECT_SOURCE_DIR})

@@ -406,6 +406,10 @@ def profile(args, log_folder):
     with open(os.path.join(log_folder, "profile.log"), "w", encoding="utf-8") as log:
         for chapter in select_chapters(args):
             executable = chapter["solution" if solution else "student"]
+            if not executable:  # a build without solutions/ (a student's hand-out)
+                raise ProfileError("this build has no solutions to profile (there is no "
+                                   "solutions/): profile your own kernels, without --solution "
+                                   "or --all", EXIT_NOT_BUILT)
             if not os.path.isfile(executable):
                 raise ProfileError(f"{executable} is not built: cmake --build {args.build_dir}",
                                    EXIT_NOT_BUILT)

@@ -34,12 +34,15 @@ def build_table(chapters):
     """The Markdown table of @p chapters (course_description.read_manifest), in chapter order."""
     rows = []
     for chapter in chapters:
-        student, solution = (course_description.describe(chapter[edition])["support"]
-                             for edition in ("student", "solution"))
-        if student != solution:
-            raise course_description.DescriptionError(
-                f"{chapter['label']}: its executables describe it differently:\n"
-                f"  {student}\n  {solution}")
+        # A build without solutions/ (a student's hand-out) has the student's executable only.
+        supports = [course_description.describe(chapter[edition])["support"]
+                    for edition in ("student", "solution") if chapter[edition]]
+        student = supports[0]
+        for other in supports[1:]:
+            if other != student:
+                raise course_description.DescriptionError(
+                    f"{chapter['label']}: its executables describe it differently:\n"
+                    f"  {student}\n  {other}")
         rows.append(f"| {chapter['number']} | {student['problems']} | {student['products']} | "
                     f"{student['conv2d']} | {student['conv1d']} |")
     return "\n".join(HEADER + rows)

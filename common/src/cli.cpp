@@ -283,7 +283,7 @@ std::string usage(const std::string& program, const ChapterFlags& flags) {
       << "  --reps R          timed runs, median reported (default 10)\n"
       << "  --seed S          seed of the random inputs (default 20261121)\n"
       << "  --no-check        skip the comparison with the CPU reference\n"
-      << "  --no-compare      skip timing the previous chapter's solution (no speedup)\n"
+      << "  --no-compare      skip running the previous chapter (no speedup)\n"
       << "  --csv             one CSV line per run instead of the report\n"
       << "  --json            one JSON object per run instead of the report\n"
       << "  --describe        print this chapter's description as JSON and exit\n"

@@ -292,6 +292,7 @@ int run_problems(const Chapter& chapter, const ProblemSet& launchers, const Plan
       RunResult result = measure(instance, launchers, options, device, stream, previous);
       result.chapter = chapter.number;
       result.previous_chapter = chapter.number - 1;
+      result.previous_solution = chapter.previous_solution;
       result.solution = chapter.solution;
       result.variant =
           bug != nullptr ? "bug=" + bug->name : describe_variant(problem, chosen, chapter.flags);
@@ -373,8 +374,10 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
   return run_problems(chapter, launchers, bug, problems, chosen, options);
 }
 
-int run_chapter(Chapter chapter, const Chapter& previous, int argc, char** argv) {
+int run_chapter(Chapter chapter, const Chapter& previous, bool previous_solution, int argc,
+                char** argv) {
   chapter.previous = launchers_at_defaults(previous, previous.best_variant);
+  chapter.previous_solution = previous_solution;
   return run_chapter(chapter, argc, argv);
 }
 

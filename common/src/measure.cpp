@@ -176,13 +176,27 @@ RunResult measure(const ProblemInstance& instance, const ProblemSet& set, const 
       time_on_stream([&] { instance.launch(set, stream); }, options.warmup, options.reps, stream);
   if (options.compare && previous != nullptr && previous->offers(instance.problem())) {
     try {
-      const TimingStats before = time_on_stream([&] { instance.launch(*previous, stream); },
-                                                options.warmup, options.reps, stream);
-      result.previous_ms = before.median_ms;
+      // The previous chapter may be the student's own, unfinished: a speedup over a wrong answer
+      // means nothing, so it is checked first (against the same reference) and timed only if
+      // it passes.
+      result.previous_failed =
+          options.check &&
+          !instance.check(instance.checked_run(*previous, stream), previous->arithmetic).passed;
+      if (!result.previous_failed) {
+        const TimingStats before = time_on_stream([&] { instance.launch(*previous, stream); },
+                                                  options.warmup, options.reps, stream);
+        result.previous_ms = before.median_ms;
+      }
     } catch (const std::invalid_argument&) {
       // The previous chapter does not take these sizes (chapter 2 compiles only some masks):
       // there is no speedup to report.
       result.previous_ms = 0;
+      result.previous_failed = false;
+    } catch (const CudaError& error) {
+      throw CudaError(std::string(error.what()) +
+                          " (while running the previous chapter for the speedup; --no-compare "
+                          "skips it)",
+                      error.code());
     }
   }
   instance.fill_rate(result, device, set.arithmetic);

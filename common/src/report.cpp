@@ -52,6 +52,10 @@ void fill_rate(RunResult& result, const DeviceInfo& device, const Workload& work
   result.peak_percent = ratio(result.flops / seconds, peak.flops, 100.0).value_or(0);
 }
 
+const char* previous_source(const RunResult& result) {
+  return result.previous_solution ? "solution" : "your kernels";
+}
+
 void print_report(std::ostream& out, const RunResult& result) {
   std::ostringstream text;
   text.setf(std::ios::fixed);
@@ -66,7 +70,7 @@ void print_report(std::ostream& out, const RunResult& result) {
        << ", max " << result.timing.max_ms << ", " << result.timing.runs << " timed runs)\n";
   if (!result.ok()) {
     text << "  rate     " << kFiguresNotReported << "\n";
-    if (result.previous_ms > 0)
+    if (result.previous_ms > 0 || result.previous_failed)
       text << "  speedup  " << kFiguresNotReported << "\n";
   } else {
     text << "  rate     " << format_rate(result.rate) << " " << result.rate_unit;
@@ -77,7 +81,11 @@ void print_report(std::ostream& out, const RunResult& result) {
     text << "\n";
     if (result.previous_ms > 0) {
       text << "  speedup  " << format_speedup(result.speedup()) << " over chapter "
-           << result.previous_chapter << " (" << result.previous_ms << " ms on the same inputs)\n";
+           << result.previous_chapter << " (" << previous_source(result) << ", "
+           << result.previous_ms << " ms on the same inputs)\n";
+    } else if (result.previous_failed) {
+      text << "  speedup  not reported (chapter " << result.previous_chapter << ", "
+           << previous_source(result) << ", fails its check on these inputs)\n";
     }
   }
   if (result.checked) {

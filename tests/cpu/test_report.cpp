@@ -189,6 +189,36 @@ TEST_CASE("a passed result's report shows its rate, peak share and speedup", "[r
   CHECK_FALSE(contains(text, "not reported"));
 }
 
+TEST_CASE("the speedup names the kernels it is over: the solution or the student's own",
+          "[report]") {
+  course::RunResult result = absurd_result(true);
+  result.previous_chapter = 4;
+  result.previous_solution = true;
+  CHECK(contains(report_of(result), "x over chapter 4 (solution, 21.50 ms on the same inputs)"));
+  result.previous_solution = false;
+  const std::string own = report_of(result);
+  INFO(own);
+  CHECK(contains(own, "x over chapter 4 (your kernels, 21.50 ms on the same inputs)"));
+  CHECK_FALSE(contains(own, "solution"));
+}
+
+TEST_CASE("no speedup over a previous chapter that failed its check", "[report]") {
+  // The student's own chapter 4, unfinished: it was checked, failed, and was not timed.
+  course::RunResult result = absurd_result(true);
+  result.previous_chapter = 4;
+  result.previous_ms = 0;
+  result.previous_failed = true;
+  const std::string text = report_of(result);
+  INFO(text);
+  CHECK(contains(text,
+                 "speedup  not reported (chapter 4, your kernels, fails its check on these "
+                 "inputs)"));
+  CHECK_FALSE(contains(text, "x over chapter"));
+  CHECK(result.speedup() == 0);
+  const std::string header = course::csv_header();
+  CHECK(field(header, course::csv_line(result), "previous_ms") == "0");
+}
+
 TEST_CASE("an unchecked result's rate says that it was not checked", "[report]") {
   course::RunResult result = absurd_result(true);
   result.checked = false;

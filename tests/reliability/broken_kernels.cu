@@ -5,6 +5,9 @@
 //   reliability_broken_kernels missing-barrier       racecheck must report a shared-memory hazard
 //   reliability_broken_kernels wrong-result [flags]  the shared driver on a matmul that writes
 //                                                    zeros at once: FAIL, and no figures
+//   reliability_broken_kernels wrong-previous [flags]  a right matmul timed against that wrong
+//                                                    one as the student's previous chapter: PASS,
+//                                                    and no speedup
 //
 // Exit status: 0 when the kernel ran (the bugs do not crash without a sanitizer), 2 for a bad
 // command line, 3 when there is no CUDA device, 4 on a CUDA error; wrong-result: the driver's.
@@ -62,6 +65,39 @@ void wrong_matmul(const float* /*A*/, const float* /*B*/, float* C, int m, int n
   COURSE_CHECK_LAUNCH(write_zeros, grid, dim3(kThreads), 0, stream);
 }
 
+/// C = A * B, one thread per element of C, the sum in the order of k: right, and slow.
+__global__ void right_product(const float* A, const float* B, float* C, int m, int n, int k) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= static_cast<long long>(m) * n)
+    return;
+  const long long row = i / n, column = i % n;
+  float sum = 0.0f;
+  for (int p = 0; p < k; ++p)
+    sum += A[row * k + p] * B[static_cast<long long>(p) * n + column];
+  C[i] = sum;
+}
+
+/// A matmul launcher that is right (right_product).
+void right_matmul(const float* A, const float* B, float* C, int m, int n, int k,
+                  cudaStream_t stream) {
+  const dim3 grid = course::grid_1d(static_cast<long long>(m) * n, kThreads);
+  right_product<<<grid, kThreads, 0, stream>>>(A, B, C, m, n, k);
+  COURSE_CHECK_LAUNCH(right_product, grid, dim3(kThreads), 0, stream);
+}
+
+/// The shared driver on right_matmul, compared with wrong_matmul as the student's own previous
+/// chapter (an unfinished chapter 1): the speedup over a wrong answer must not be reported.
+int run_wrong_previous(int argc, char** argv) {
+  course::Chapter chapter;
+  chapter.number = 2;
+  chapter.title = "a right product after a wrong chapter";
+  course::ProblemSet set;
+  set.matmul = right_matmul;
+  chapter.launchers = course::fixed_launchers(set);
+  chapter.previous.matmul = wrong_matmul;
+  return course::run_chapter(chapter, argc, argv);
+}
+
 /// The shared driver on wrong_matmul, compared with itself as the "previous chapter".
 int run_wrong_result(int argc, char** argv) {
   course::Chapter chapter;
@@ -102,10 +138,12 @@ int run(const std::string& mode) {
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "wrong-result")
     return run_wrong_result(argc - 1, argv + 1);
+  if (argc >= 2 && std::string(argv[1]) == "wrong-previous")
+    return run_wrong_previous(argc - 1, argv + 1);
   const std::string mode = argc == 2 ? argv[1] : "";
   if (mode != "out-of-bounds-write" && mode != "missing-barrier") {
     std::cerr << "usage: " << (argc > 0 ? argv[0] : "reliability_broken_kernels")
-              << " out-of-bounds-write|missing-barrier|wrong-result [flags]\n";
+              << " out-of-bounds-write|missing-barrier|wrong-result|wrong-previous [flags]\n";
     return course::kExitUsage;
   }
   std::string reason;

@@ -155,7 +155,9 @@ def sanitize(args):
 def wrong_result(args):
     """The shared driver on a kernel that is wrong everywhere (reliability_broken_kernels
     wrong-result, a matmul that writes zeros at once): the report and the CSV say FAIL and show no
-    rate, no share of the peak and no speedup, which would describe a wrong answer."""
+    rate, no share of the peak and no speedup, which would describe a wrong answer. And a right
+    kernel after that wrong one as the student's previous chapter (wrong-previous): PASS, and no
+    speedup over the wrong answer."""
     arguments = "wrong-result --problem matmul -m 256 -n 256 -k 256 --warmup 1 --reps 3".split()
     code, out, err = run([args.executable] + arguments, 120)
     if code == 3:
@@ -184,10 +186,19 @@ def wrong_result(args):
             problems.append(f"--json verdict '{result.get('verdict')}', expected FAIL")
         problems += [f"--json {field} is {result.get(field)!r}, expected null"
                      for field in ("rate", "peak_percent", "speedup") if result.get(field) is not None]
+    previous_arguments = ["wrong-previous"] + arguments[1:]
+    previous_code, previous_out, previous_err = run([args.executable] + previous_arguments, 120)
+    wanted = "speedup  not reported (chapter 1, your kernels, fails its check on these inputs)"
+    problems += [f"over a failing previous chapter: {problem}" for problem in (
+        [f"exit status {previous_code}, expected 0 (a passed check)"] * (previous_code != 0) +
+        [f"the report lacks '{wanted}'"] * (wanted not in previous_out) +
+        ["the report shows a speedup"] * ("x over chapter" in previous_out))]
     if problems:
         fail("a wrong result's report:\n  " + "\n  ".join(problems),
-             f"report:\n{out}{err}\njson:\n{json_out}{json_err}")
-    print(f"a wrong result reports FAIL and no figures:\n{out}")
+             f"report:\n{out}{err}\njson:\n{json_out}{json_err}\n"
+             f"over a failing previous chapter:\n{previous_out}{previous_err}")
+    print(f"a wrong result reports FAIL and no figures:\n{out}\n"
+          f"and a right one no speedup over it:\n{previous_out}")
 
 
 def finished(command):

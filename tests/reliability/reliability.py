@@ -11,7 +11,7 @@
   no-device EXE      with no visible CUDA device: one line on stderr and exit status 3
   cases EXE --mode edge|refuse|grid|boundary|large   sizes that must PASS or be refused
   sanitize EXE --tool memcheck|racecheck|synccheck|initcheck   the tool finds nothing
-  wrong-result EXE   a wrong result reports FAIL and no figures
+  wrong-result EXE   a wrong result reports FAIL and no figures, nor a speedup over one
   bughunt EXE --bug NAME --tool TOOL   a planted bug is caught by its tool
   tests EXE          the CMake code adding EXE's tests, which CTest reads each time it runs, so that
                      planted bugs (`EXE --describe`) and large_cases.txt need no reconfiguring

@@ -196,6 +196,9 @@ def main():
                "memcheck reported nothing")
         expect("wrong-result: a report without it fails", folder, "wrong-result", 1,
                "the report lacks 'rate     not reported", FAKE_CONTROL_FAILS=1)
+        expect("wrong-result: a speedup over a failing previous chapter fails", folder,
+               "wrong-result", 1, "over a failing previous chapter: the report lacks 'speedup  "
+               "not reported (chapter 1, your kernels")
         expect("bad-input: an executable that accepts bad input fails", folder, "bad-input", 1,
                "were not refused as documented")
         os.remove(folder / "compute-sanitizer")

@@ -23,3 +23,13 @@ def call(main, args):
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         status = main(list(args))
     return status, out.getvalue(), err.getvalue()
+
+
+def finish(failures):
+    """The exit status of a test script that gathered the descriptions of its failed cases in
+    @p failures, after a last line: how many failed, or "all passed"."""
+    if failures:
+        print(f"{len(failures)} failed")
+        return 1
+    print("all passed")
+    return 0

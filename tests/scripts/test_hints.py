@@ -10,6 +10,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from support import finish
+
 ROOT = Path(__file__).resolve().parents[2]
 HINTS_PY = ROOT / "scripts" / "hints.py"
 HINT_SH = ROOT / "scripts" / "hint.sh"
@@ -152,11 +154,7 @@ def test_hint_sh():
 def main():
     test_check()
     test_hint_sh()
-    if failures:
-        print(f"{len(failures)} failed")
-        return 1
-    print("all passed")
-    return 0
+    return finish(failures)
 
 
 if __name__ == "__main__":

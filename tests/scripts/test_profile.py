@@ -252,6 +252,17 @@ class WholeScript(unittest.TestCase):
         self.assertEqual(result.returncode, 1)
         self.assertIn("differs", result.stderr)
 
+    def test_no_solutions_to_profile(self):
+        """A build without solutions/ (a student's hand-out): --solution is refused in one line,
+        and the student's own kernels are profiled."""
+        student = os.path.join(self.build, "ch09_fake_solution")  # the stand-in serves both
+        with open(os.path.join(self.build, "course_chapters.tsv"), "w") as manifest:
+            manifest.write(f"ch09\tfake\t{student}\t\tch09_fake\n")
+        result = self.run_script("9", "--solution")
+        self.assertEqual(result.returncode, 7, result.stderr)
+        self.assertIn("this build has no solutions to profile", result.stderr.splitlines()[-1])
+        self.assertEqual(self.run_script("9").returncode, 0)
+
     def test_failures(self):
         """Each failure ends with one line that says what went wrong, and its exit status."""
         cases = [  # what, arguments, environment added, exit status, the last line says, lines

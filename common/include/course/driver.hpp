@@ -13,8 +13,10 @@
 ///  - Chapter::best_variant, when a variant other than the default shows the chapter at its best;
 ///  - Chapter::gpu_refusal, when some GPU the course runs on cannot run its kernels.
 ///
-/// Its main.cu includes `<kernels.cuh>` and launch.cuh, then the previous chapter's
-/// solutions/MM_slug/kernels.cuh and chapters/MM_slug/launch.cuh, and is one call:
+/// Its main.cu includes `<kernels.cuh>` and launch.cuh, then the previous chapter's kernels
+/// (solutions/MM_slug/kernels.cuh where the build has solutions/, which defines
+/// COURSE_PREVIOUS_FROM_SOLUTIONS; the student's own chapters/MM_slug/kernels.cuh otherwise) and
+/// chapters/MM_slug/launch.cuh, and is one call:
 /// `return course::run_chapter(chNN::describe(), chMM::describe(), argc, argv);`. The performance
 /// ladder compiles scripts/ladder/chapter.cu once for each chapter that course_add_chapter() adds,
 /// against its solution kernels, and runs the same describe()'s launchers at their defaults and at
@@ -34,6 +36,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace course {
@@ -134,9 +137,11 @@ struct Chapter {
   std::function<ProblemSet(const LaunchOptions& choices)> launchers;
   ChapterFlags flags;               ///< flags beyond the common ones
   std::vector<Exercise> exercises;  ///< the chapter's exercises, for hints after a FAIL
-  /// The previous chapter's solution launchers at their defaults and best variant (may be empty);
+  /// The previous chapter's launchers at their defaults and best variant (may be empty);
   /// run_chapter() with the previous chapter's description fills them in.
   ProblemSet previous;
+  /// Whether previous runs the previous chapter's solution (true) or the student's own kernels.
+  bool previous_solution = false;
   /// Why the chapter has no kernel for a problem, in kAllProblems order, told when one is asked
   /// for (empty: no reason given).
   std::string missing_reasons[4];
@@ -255,8 +260,22 @@ std::string describe_variant(Problem problem, const LaunchOptions& chosen,
 int run_chapter(const Chapter& chapter, int argc, char** argv);
 
 /// The whole executable of @p chapter, timed against @p previous, the previous chapter's
-/// description built with its solution kernels: @p chapter's Chapter::previous becomes the
-/// launchers of @p previous at its defaults and its best variant (nothing else of it is used).
-int run_chapter(Chapter chapter, const Chapter& previous, int argc, char** argv);
+/// description built with its solution kernels (@p previous_solution) or the student's own:
+/// @p chapter's Chapter::previous becomes the launchers of @p previous at its defaults and its
+/// best variant (nothing else of it is used).
+int run_chapter(Chapter chapter, const Chapter& previous, bool previous_solution, int argc,
+                char** argv);
+
+/// The same, with the previous chapter's kernels as the build chose them for this executable:
+/// the solution's where it defined COURSE_PREVIOUS_FROM_SOLUTIONS, the student's own otherwise;
+/// defined inline so the caller's macros apply.
+inline int run_chapter(Chapter chapter, const Chapter& previous, int argc, char** argv) {
+#ifdef COURSE_PREVIOUS_FROM_SOLUTIONS
+  constexpr bool previous_solution = true;
+#else
+  constexpr bool previous_solution = false;
+#endif
+  return run_chapter(std::move(chapter), previous, previous_solution, argc, argv);
+}
 
 }  // namespace course

@@ -46,6 +46,11 @@ struct RunResult {
   std::string peak_key;      ///< the same for data: "fp32", "minplus" or "tf32"
   double previous_ms = 0;    ///< previous chapter's median on the same inputs; 0 if not run
   int previous_chapter = 0;  ///< the chapter previous_ms was measured with
+  /// The previous chapter ran from its solution (true) or from the student's own kernels.
+  bool previous_solution = false;
+  /// The previous chapter's kernels failed their check on these inputs, so they were not timed:
+  /// a speedup over a wrong answer means nothing (previous_ms stays 0).
+  bool previous_failed = false;
   std::vector<KernelResources>
       kernels;                     ///< what was launched, in order; the last is the main kernel
   bool checked = false;            ///< whether the output was compared with the reference
@@ -70,8 +75,12 @@ inline constexpr const char* kFiguresNotReported = "not reported (the result fai
 void fill_rate(RunResult& result, const DeviceInfo& device, const Workload& workload,
                Arithmetic arithmetic = Arithmetic::fp32);
 
+/// What the report names the previous chapter's kernels by: "solution" or "your kernels".
+const char* previous_source(const RunResult& result);
+
 /// Writes the human-readable block for @p result. A result that failed its check shows its time
-/// but kFiguresNotReported in place of its rate, share of the peak and speedup.
+/// but kFiguresNotReported in place of its rate, share of the peak and speedup; the speedup names
+/// the kernels it is over (previous_source()), and is not reported when they failed their check.
 void print_report(std::ostream& out, const RunResult& result);
 
 /// The CSV header matching csv_line().
