@@ -20,9 +20,8 @@
 #                           executables and the targets that build the student's edition. The
 #                           tools take the list of chapters from it and everything else about a
 #                           chapter from `<executable> --describe` (docs/pages/tools.md).
-#   <build>/course_chapters.tsv   the same list, tab-separated (chNN, slug, student executable,
-#                           solution executable, student targets comma-separated)
-#   Without solutions (a hand-out, COURSE_SOLUTIONS OFF) the solution executable is empty.
+#                           Without solutions (a hand-out, COURSE_SOLUTIONS OFF) the solution
+#                           executable is "".
 set(COURSE_EDITIONS student)
 if(COURSE_SOLUTIONS)
   list(APPEND COURSE_EDITIONS solution)
@@ -99,9 +98,6 @@ function(course_add_chapter)
   math(EXPR number "${CH_NUMBER}")
   set_property(GLOBAL APPEND PROPERTY COURSE_CHAPTER_JSON
     "    {\"label\": \"${label}\", \"number\": ${number}, \"folder\": \"${dir}\", \"student\": \"$<TARGET_FILE:${label}_${CH_SLUG}>\", \"solution\": \"${solution_file}\", \"student_targets\": [\"${json_targets}\"]}")
-  list(JOIN student_targets "," student_targets)
-  set_property(GLOBAL APPEND PROPERTY COURSE_CHAPTER_MANIFEST
-    "${label}\t${CH_SLUG}\t$<TARGET_FILE:${label}_${CH_SLUG}>\t${solution_file}\t${student_targets}")
 endfunction()
 
 # course_add_run_test(<target> <chNN> <student|solution> [args...]): CTest runs the executable
@@ -123,15 +119,11 @@ function(course_add_run_test target label edition)
 endfunction()
 
 add_custom_target(student_editions)
-set_property(GLOBAL PROPERTY COURSE_CHAPTER_MANIFEST "")
 set_property(GLOBAL PROPERTY COURSE_CHAPTER_JSON "")
 
-# Writes <build>/course_chapters.json and .tsv once every chapter has been added (deferred to the end of the
+# Writes <build>/course_chapters.json once every chapter has been added (deferred to the end of the
 # top-level CMakeLists.txt).
 function(_course_write_chapter_manifest)
-  get_property(lines GLOBAL PROPERTY COURSE_CHAPTER_MANIFEST)
-  list(JOIN lines "\n" content)
-  file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/course_chapters.tsv CONTENT "${content}\n")
   get_property(entries GLOBAL PROPERTY COURSE_CHAPTER_JSON)
   list(JOIN entries ",\n" content)
   file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/course_chapters.json

@@ -256,8 +256,10 @@ class WholeScript(unittest.TestCase):
         """A build without solutions/ (a student's hand-out): --solution is refused in one line,
         and the student's own kernels are profiled."""
         student = os.path.join(self.build, "ch09_fake_solution")  # the stand-in serves both
-        with open(os.path.join(self.build, "course_chapters.tsv"), "w") as manifest:
-            manifest.write(f"ch09\tfake\t{student}\t\tch09_fake\n")
+        with open(os.path.join(self.build, "course_chapters.json"), "w") as manifest:
+            json.dump({"schema": 1, "chapters": [
+                {"label": "ch09", "number": 9, "folder": "09_fake", "student": student,
+                 "solution": "", "student_targets": ["ch09_fake"]}]}, manifest)
         result = self.run_script("9", "--solution")
         self.assertEqual(result.returncode, 7, result.stderr)
         self.assertIn("this build has no solutions to profile", result.stderr.splitlines()[-1])
