@@ -31,7 +31,9 @@ inline constexpr course::Exercise kExercises[] = {
     {"6.3", "matmul", "every step: the warp's mma.sync over its 4 x 8 instruction tiles"},
     {"6.4", "matmul", "every step: the write-back of the accumulators into C"},
     {"6.5", "matmul", "steps 2, 3 and 4: the shared row each lane points ldmatrix at"},
-    {"6.6", "matmul", "step 4: where the swizzled layout keeps a 16-byte chunk of a stage's row"},
+    {"6.6", "matmul",
+     "steps 3 and 4: the pipeline of three stages (copies in flight, waits, stages)"},
+    {"6.7", "matmul", "step 4: where the swizzled layout keeps a 16-byte chunk of a stage's row"},
 };
 
 /// The steps in which the lesson builds the product kernel. matmul() takes one as its trailing
@@ -148,11 +150,12 @@ inline course::Chapter describe() {
   chapter.flags.variants = course::step_names(kSteps);
   course::leave_to_earlier_chapters(chapter);
   chapter.exercises.assign(std::begin(kExercises), std::end(kExercises));
-  // The bug hunt: step 1 with the loader of bug_hunt.cuh.
-  course::ProblemSet misread;
-  misread.matmul = launch_product<MisreadLoader, 2>;
-  misread.arithmetic = matmul_arithmetic();
-  chapter.bugs = {{"fragment", "check", "step 1 with a fragment loader of its own", misread}};
+  // The bug hunt: step 2 with the stage layout of bug_hunt.cuh.
+  course::ProblemSet wide;
+  wide.matmul = launch_product<LdmatrixLoader<WidePaddedRows>, 2>;
+  wide.arithmetic = matmul_arithmetic();
+  chapter.bugs = {{"wide-padding", "ncu:l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+                   "step 2 with its stages laid out another way: right, but slower", wide}};
   return chapter;
 }
 
