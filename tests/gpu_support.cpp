@@ -15,17 +15,6 @@
 namespace course::testing {
 namespace {
 
-bool chapter_requested(const std::string& chapter_label) {
-  const char* wanted = std::getenv("COURSE_CHECK");
-  if (wanted == nullptr)
-    return false;
-  for (const std::string& name : split(wanted, ',')) {
-    if (name == chapter_label || name == "all")
-      return true;
-  }
-  return false;
-}
-
 // Runs @p set's launcher for @p workload on inputs seeded by @p seed, with a poisoned output, and
 // checks the output against the CPU reference (the worst element in the message).
 void check_workload(const ProblemSet& set, const Workload& workload, std::uint64_t seed) {
@@ -48,12 +37,8 @@ std::uint64_t test_seed(std::initializer_list<long long> parts) {
 }  // namespace
 
 bool gpu_tests_enabled(const char* chapter_label, bool solution) {
-  if (!solution && !chapter_requested(chapter_label)) {
-    std::cout << "SKIPPED: your own " << chapter_label
-              << " kernels are checked on request: COURSE_CHECK=" << chapter_label
-              << " ctest --test-dir <build> -L " << chapter_label << "\n";
+  if (!edition_checked(chapter_label, solution))
     return false;
-  }
   std::string reason;
   if (!cuda_device_available(&reason)) {
     std::cout << "SKIPPED: no CUDA device (" << reason << ")\n";

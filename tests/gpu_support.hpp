@@ -3,6 +3,7 @@
 // failure can be replayed), with a poisoned output, against the CPU reference.
 #pragma once
 
+#include "chapter_request.hpp"
 #include "course/problems.hpp"
 
 #include <cstddef>
@@ -113,12 +114,6 @@ std::vector<Shape> shapes(const Shape (&course_shapes)[N], const std::vector<Sha
 }
 
 }  // namespace course::testing
-
-#ifdef COURSE_SOLUTION_EDITION
-#define COURSE_TEST_IS_SOLUTION true
-#else
-#define COURSE_TEST_IS_SOLUTION false
-#endif
 
 /// First line of every GPU test case: returns (as a skip) when GPU tests cannot run here.
 #define COURSE_REQUIRE_GPU()                                                                  \

@@ -46,12 +46,13 @@ struct ThreadTile {
 };
 
 /// Exercise 5.1: where thread @p thread of the block keeps its results in the warp tiles.
-__device__ __forceinline__ ThreadTile thread_tile(int thread) {
+__host__ __device__ __forceinline__ ThreadTile thread_tile(int thread) {
   // EXERCISE 5.1 begin
   // Which warp of the block is this thread in, and which lane of that warp? Its 8 x 8 block
   // starts where its warp's rectangle starts, moved by the lane's place inside the rectangle, so
   // that the 32 lanes together cover the rectangle (compare chapter 4's QuadGroups layout).
   // Placeholder (replace it): every thread claims the block tile's first 8 x 8 block.
+  (void)thread;
   return {0, 0};
   // EXERCISE 5.1 end
 }

@@ -128,7 +128,6 @@ inline course::Chapter describe() {
   chapter.missing_reasons[static_cast<int>(course::Problem::conv1d)] =
       "a block loads its segment once and has no loop to pipeline (chapter 4 runs it)";
   chapter.exercises.assign(std::begin(kExercises), std::end(kExercises));
-  // The bug hunt: step 2 with a defect, through the same pre-pass and launch.
   // The chapter's instruments on the student's kernels: bounds, barriers, no spills, cp.async in
   // the machine code, rate.
   const std::vector<std::string> products = {"matmul", "minplus"};
@@ -170,9 +169,10 @@ inline course::Chapter describe() {
        {},
        ""},
   };
+  // The bug hunt: step 1 fed by cp.async, with a defect, through the same pre-pass and launch.
   chapter.bugs = {{"stage-reuse",
                    "racecheck",
-                   "the pipeline's copies may land in a stage that some warp still reads",
+                   "step 1 fed by cp.async: its result can depend on how the warps are timed",
                    {[](auto... arguments) {
                       launch_product<course::PlusTimes>(bug::stage_reuse_kernel<course::PlusTimes>,
                                                         arguments...);

@@ -1,32 +1,23 @@
 /// @file bug_hunt.cuh
-/// @brief Chapter 6's bug hunt: step 1's kernel with a fragment loader of its own. Run it with
-/// `--bug fragment`; the lesson says how to find what it does wrong.
+/// @brief Chapter 6's bug hunt: step 2's kernel with stages laid out in a way of their own. Run it
+/// with `--bug wide-padding`; the lesson says which tool to take to it.
 #pragma once
 
 namespace ch06 {
 
-/// A loader for step 1 (product_kernel<MisreadLoader, 2>), written from a reading of the fragment
-/// table: every register with its own 32-bit shared load.
-struct MisreadLoader {
-  using Layout = PaddedRows;  ///< as PlainLoader
-  /// As PlainLoader::load().
-  __device__ static void load(const float* a_tile, const float* b_tile, int k8, int lane,
-                              FragmentA (&a)[kMmaTilesDown], FragmentB (&b)[kMmaTilesAcross]) {
-    const int g = lane / 4;
-    const int t = lane % 4;
-#pragma unroll
-    for (int i = 0; i < kMmaTilesDown; ++i) {
-#pragma unroll
-      for (int r = 0; r < 4; ++r)  // A[g][t], A[g][t + 4], A[g + 8][t], A[g + 8][t + 4]
-        a[i].reg[r] =
-            __float_as_uint(a_tile[(i * kMmaM + g + (r / 2) * 8) * kPitch + k8 + t + (r % 2) * 4]);
-    }
-#pragma unroll
-    for (int j = 0; j < kMmaTilesAcross; ++j) {
-#pragma unroll
-      for (int r = 0; r < 2; ++r)  // B[t][g], B[t + 4][g]: row g of B^T, k = t and t + 4
-        b[j].reg[r] = __float_as_uint(b_tile[(j * kMmaN + g) * kPitch + k8 + t + r * 4]);
-    }
+/// Stages for LdmatrixLoader whose rows are padded further than PaddedRows pads them: 8 floats
+/// after each row's 32 instead of 4, to be on the safe side.
+struct WidePaddedRows {
+  static constexpr int kRowFloats = kBatch + 2 * kQuad;  ///< floats from one row to the next: 40
+  static constexpr int kStageFloats = (kTileRows + kTileCols) * kRowFloats;  ///< A, then B^T
+  /// The float offset of chunk @p chunk (k 4 chunk .. 4 chunk + 3) of row @p row of a tile.
+  __host__ __device__ static constexpr int chunk_offset(int row, int chunk) {
+    return row * kRowFloats + chunk * kQuad;
+  }
+  /// As SwizzledRows::lane_offset(): the row and k of ldmatrix_offset(), in this layout.
+  __host__ __device__ static constexpr int lane_offset(int lane, bool for_a, int k8) {
+    const int padded = ldmatrix_offset(lane, for_a);
+    return chunk_offset(padded / kPitch, (padded % kPitch + k8) / kQuad);
   }
 };
 

@@ -32,7 +32,9 @@ inline constexpr course::Exercise kExercises[] = {
     {"6.3", "matmul", "every step: the warp's mma.sync over its 4 x 8 instruction tiles"},
     {"6.4", "matmul", "every step: the write-back of the accumulators into C"},
     {"6.5", "matmul", "steps 2, 3 and 4: the shared row each lane points ldmatrix at"},
-    {"6.6", "matmul", "step 4: where the swizzled layout keeps a 16-byte chunk of a stage's row"},
+    {"6.6", "matmul",
+     "steps 3 and 4: the pipeline of three stages (copies in flight, waits, stages)"},
+    {"6.7", "matmul", "step 4: where the swizzled layout keeps a 16-byte chunk of a stage's row"},
 };
 
 /// The steps in which the lesson builds the product kernel. matmul() takes one as its trailing
@@ -151,10 +153,6 @@ inline course::Chapter describe() {
   chapter.gpu = {"TF32 tensor cores, compute capability 8.0 or newer", "8.0", false};
   course::leave_to_earlier_chapters(chapter, 5, 4);  // min-plus in chapter 5, convolutions in 4
   chapter.exercises.assign(std::begin(kExercises), std::end(kExercises));
-  // The bug hunt: step 1 with the loader of bug_hunt.cuh.
-  course::ProblemSet misread;
-  misread.matmul = launch_product<MisreadLoader, 2>;
-  misread.arithmetic = matmul_arithmetic();
   // The chapter's instruments on the student's kernels: bounds, no spills, ldmatrix in the
   // machine code, bank conflicts, rate.
   const std::vector<std::string> products = {"matmul"};
@@ -177,16 +175,17 @@ inline course::Chapter describe() {
       course::ncu_check("bank-conflicts", course::kBankConflictMetric, 1.5, products,
                         "--problem matmul -m 1024 -n 1024 -k 1024",
                         "more bank conflicts than the solution: the swizzled layout of exercise "
-                        "6.6 (scripts/hint.sh 6.6)"),
+                        "6.7 (scripts/hint.sh 6.7)"),
       course::rate_check(products, "--problem matmul",
-                         "slower than the solution: the stages in flight and the swizzle of "
-                         "exercise 6.6"),
+                         "slower than the solution: the stages in flight (exercise 6.6) and the "
+                         "swizzle (exercise 6.7)"),
   };
   chapter.predictions = {
       {"6.1",
        {course::words("--variant mma --warmup 0 --reps 1 --no-check --no-compare")},
        {"ncu"},
-       {course::kBankConflictMetric, "smsp__inst_executed_op_shared_ld.sum"},
+       {course::kBankConflictMetric, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+        "smsp__inst_executed_op_shared_ld.sum"},
        "product_kernel"},
       {"6.2",
        {course::words("--variant mma --no-compare"),
@@ -195,13 +194,24 @@ inline course::Chapter describe() {
        {},
        ""},
       {"6.3",
+       {course::words("--variant ldmatrix -m 8192 -n 8192 -k 8192 --no-compare"),
+        course::words("--variant pipeline -m 8192 -n 8192 -k 8192 --no-compare")},
+       {"time", "rate"},
+       {},
+       ""},
+      {"6.4",
        {course::words("--variant pipeline -m 8192 -n 8192 -k 8192 --no-compare"),
         course::words("--variant swizzle -m 8192 -n 8192 -k 8192 --no-compare")},
        {"time", "rate"},
        {},
        ""},
   };
-  chapter.bugs = {{"fragment", "check", "step 1 with a fragment loader of its own", misread}};
+  // The bug hunt: step 2 with the stage layout of bug_hunt.cuh.
+  course::ProblemSet wide;
+  wide.matmul = launch_product<LdmatrixLoader<WidePaddedRows>, 2>;
+  wide.arithmetic = matmul_arithmetic();
+  chapter.bugs = {{"wide-padding", "ncu:l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+                   "step 2 with its stages laid out another way: right, but slower", wide}};
   return chapter;
 }
 

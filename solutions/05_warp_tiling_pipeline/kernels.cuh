@@ -46,7 +46,7 @@ struct ThreadTile {
 };
 
 /// Exercise 5.1: where thread @p thread of the block keeps its results in the warp tiles.
-__device__ __forceinline__ ThreadTile thread_tile(int thread) {
+__host__ __device__ __forceinline__ ThreadTile thread_tile(int thread) {
   // EXERCISE 5.1 begin
   const int warp = thread / kWarpSize;
   const int lane = thread % kWarpSize;

@@ -152,14 +152,14 @@ struct PaddedRows {
 struct SwizzledRows {
   static constexpr int kRowFloats = kBatch;  ///< floats from one row of a stage to the next
   static constexpr int kStageFloats = (kTileRows + kTileCols) * kRowFloats;  ///< A, then B^T
-  /// Exercise 6.6: the float offset of chunk @p chunk (k 4 chunk .. 4 chunk + 3) of row @p row of a
+  /// Exercise 6.7: the float offset of chunk @p chunk (k 4 chunk .. 4 chunk + 3) of row @p row of a
   /// tile (a tile starts on a multiple of 8 rows).
   __host__ __device__ static constexpr int chunk_offset(int row, int chunk) {
-    // EXERCISE 6.6 begin: a row is 128 bytes, 8 chunks, and nothing pads it. ldmatrix reads
+    // EXERCISE 6.7 begin: a row is 128 bytes, 8 chunks, and nothing pads it. ldmatrix reads
     // the same chunk of 8 rows together (rows 8i .. 8i + 7 of a tile). Where in its own row
     // must each chunk go, so that for every chunk those 8 rows keep it in 8 different places?
     return row * kBatch + (chunk ^ (row % kQuadsPerRow)) * kQuad;
-    // EXERCISE 6.6 end
+    // EXERCISE 6.7 end
   }
   /// As PaddedRows::lane_offset(): the row and k of ldmatrix_offset() (its row * kPitch + k),
   /// where chunk_offset() stores them, @p k8 further along the row.
@@ -320,16 +320,115 @@ __device__ __forceinline__ void copy_stage(float* stage, const float* a, const f
   }
 }
 
+/// The main loop of product_kernel is written with five operations, so that the same loop runs
+/// in the kernel (KernelPipeline, below) and in the CPU tests, which check its schedule:
+///   ops.copy(stage, batch)   start this thread's copies of batch @p batch into stage @p stage
+///   ops.commit()             cp.async.commit_group: close the group of copies started since the
+///                            last commit (a group may be empty)
+///   ops.wait(pending)        cp.async.wait_group: wait until at most @p pending of this thread's
+///                            newest groups are still in flight (every older one has landed)
+///   ops.sync()               __syncthreads()
+///   ops.multiply(stage)      the warp's mma.sync over the batch held in stage @p stage
+/// Stages are numbered 0 .. Stages - 1, batches 0 .. batches - 1 along k.
+
+/// Steps 1 and 2: chapter 5's pipeline (exercise 5.4) in these operations, with two stages.
+#pragma nv_exec_check_disable  // on the CPU the operations are a test's model, host code only
+template <class Ops>
+__host__ __device__ __forceinline__ void two_stage_pipeline(Ops& ops, int batches) {
+  if (batches > 0)
+    ops.copy(0, 0);
+  ops.commit();
+  for (int batch = 0; batch < batches; ++batch) {
+    ops.wait(0);
+    ops.sync();  // batch is in its stage, and no warp still reads the other one
+    if (batch + 1 < batches) {
+      ops.copy((batch + 1) % 2, batch + 1);
+      ops.commit();
+    }
+    ops.multiply(batch % 2);
+  }
+}
+
+/// Exercise 6.6: steps 3 and 4's pipeline over @p Stages stages (3 or more): every batch of
+/// @p batches multiplied once, in order, while the next Stages - 1 batches are being copied.
+#pragma nv_exec_check_disable  // as above
+template <int Stages, class Ops>
+__host__ __device__ __forceinline__ void deep_pipeline(Ops& ops, int batches) {
+  static_assert(Stages >= 3, "two stages are two_stage_pipeline()");
+  // EXERCISE 6.6 begin
+  // Batches b + 1 .. b + Stages - 1 in flight while b is multiplied; every trip commits one
+  // group (empty near the end), so "all but the newest Stages - 2 groups have landed" means
+  // "b has".
+#ifdef __CUDA_ARCH__  // the host compiler, which reads this function too, knows no such pragma
+#pragma unroll
+#endif
+  for (int s = 0; s < Stages - 1; ++s) {
+    if (s < batches)
+      ops.copy(s, s);
+    ops.commit();
+  }
+  for (int batch = 0; batch < batches; ++batch) {
+    ops.wait(Stages - 2);
+    ops.sync();  // batch is in its stage; the stage of batch - 1 is free
+    const int next = batch + Stages - 1;
+    if (next < batches)
+      ops.copy(next % Stages, next);
+    ops.commit();
+    ops.multiply(batch % Stages);
+  }
+  // EXERCISE 6.6 end
+}
+
+/// The five operations of the pipeline in product_kernel<Loader, Stages>, for one thread.
+template <class Loader, int Stages>
+struct KernelPipeline {
+  using Layout = typename Loader::Layout;  ///< how copy_stage() stores the tiles Loader reads
+  float* stages;                           ///< the Stages stages, in dynamic shared memory
+  const float* a;                          ///< the block's rows of A (padded), at k = 0
+  const float* bt;                         ///< the block's rows of B^T (padded), at k = 0
+  std::size_t pitch;                       ///< floats from one row of A or B^T to the next
+  int thread;                              ///< this thread's number in the block
+  int lane;                                ///< this thread's lane in its warp
+  int a_offset;                            ///< where the warp's rows of A start in a stage
+  int b_offset;                            ///< where the warp's rows of B^T start in a stage
+  float (&acc)[kMmaTilesDown][kMmaTilesAcross][4];  ///< the warp's accumulators
+
+  /// Starts this thread's copies of batch @p batch (k 32 batch .. 32 batch + 31) into @p stage.
+  __device__ void copy(int stage, int batch) const {
+    copy_stage<Layout>(stages + stage * Layout::kStageFloats, a + batch * kBatch,
+                       bt + batch * kBatch, pitch, thread);
+  }
+  /// cp.async.commit_group.
+  __device__ void commit() const { cp_async_commit(); }
+  /// cp.async.wait_group @p pending (the instruction takes a constant: one case per count).
+  __device__ void wait(int pending) const {
+    static_assert(Stages <= 4, "a case below for every count a pipeline of Stages can leave");
+    if (pending <= 0)
+      cp_async_wait<0>();
+    else if (pending == 1)
+      cp_async_wait<1>();
+    else if (pending == 2)
+      cp_async_wait<2>();
+    else
+      cp_async_wait<3>();
+  }
+  /// __syncthreads().
+  __device__ void sync() const { __syncthreads(); }
+  /// The warp's products of the batch in @p stage, added into acc.
+  __device__ void multiply(int stage) const {
+    const float* tiles = stages + stage * Layout::kStageFloats;
+    multiply_batch<Loader>(tiles + a_offset, tiles + b_offset, lane, acc);
+  }
+};
+
 /// The product from @p ap (A) and @p btp (B^T), TF32 and padded, @p Loader, @p Stages stages.
 template <class Loader, int Stages>
 __global__ void __launch_bounds__(kProductThreads)
     product_kernel(const float* __restrict__ ap, const float* __restrict__ btp,
                    float* __restrict__ c, int m, int n, int padded_k) {
   static_assert(Stages >= 2, "one stage is multiplied while the next is copied");
-  using Layout = typename Loader::Layout;  // how copy_stage() stores the tiles Loader reads
-  constexpr int kStageFloats = Layout::kStageFloats;
+  using Layout = typename Loader::Layout;   // how copy_stage() stores the tiles Loader reads
   extern __shared__ float4 shared_quads[];  // float4: 16-byte alignment for cp.async and ldmatrix
-  float* stages = reinterpret_cast<float*>(shared_quads);
   const int thread = threadIdx.x;
   const int warp = thread / kWarpSize;
   const int lane = thread % kWarpSize;
@@ -339,31 +438,19 @@ __global__ void __launch_bounds__(kProductThreads)
   const int col0 = blockIdx.x * kTileCols;
   float acc[kMmaTilesDown][kMmaTilesAcross][4] = {};
   const std::size_t pitch = static_cast<std::size_t>(padded_k);
-  const float* a = ap + static_cast<std::size_t>(row0) * pitch;
-  const float* bt = btp + static_cast<std::size_t>(col0) * pitch;
-  const int a_offset = warp_row * Layout::kRowFloats;                // the warp's rows of A
-  const int b_offset = (kTileRows + warp_col) * Layout::kRowFloats;  // and of B^T, in a stage
-  const int batches = padded_k / kBatch;
-  // Batches b + 1 .. b + Stages - 1 in flight while b is multiplied; every trip commits one group
-  // (empty near the end), so "all but the newest Stages - 2 groups have landed" means "b has".
-#pragma unroll
-  for (int s = 0; s < Stages - 1; ++s) {
-    if (s < batches)
-      copy_stage<Layout>(stages + s * kStageFloats, a + s * kBatch, bt + s * kBatch, pitch, thread);
-    cp_async_commit();
-  }
-  for (int batch = 0; batch < batches; ++batch) {
-    cp_async_wait<Stages - 2>();
-    __syncthreads();  // batch is in its stage; the stage of batch - 1 is free
-    const int next = batch + Stages - 1;
-    if (next < batches) {
-      copy_stage<Layout>(stages + (next % Stages) * kStageFloats, a + next * kBatch,
-                         bt + next * kBatch, pitch, thread);
-    }
-    cp_async_commit();
-    const float* stage = stages + (batch % Stages) * kStageFloats;
-    multiply_batch<Loader>(stage + a_offset, stage + b_offset, lane, acc);
-  }
+  KernelPipeline<Loader, Stages> ops{reinterpret_cast<float*>(shared_quads),
+                                     ap + static_cast<std::size_t>(row0) * pitch,
+                                     btp + static_cast<std::size_t>(col0) * pitch,
+                                     pitch,
+                                     thread,
+                                     lane,
+                                     warp_row * Layout::kRowFloats,  // the warp's rows of A
+                                     (kTileRows + warp_col) * Layout::kRowFloats,  // of B^T
+                                     acc};
+  if constexpr (Stages == 2)
+    two_stage_pipeline(ops, padded_k / kBatch);
+  else
+    deep_pipeline<Stages>(ops, padded_k / kBatch);
   cp_async_wait<0>();  // no copy may still be writing shared memory when the block exits
   store_block(c, m, n, row0 + warp_row, col0 + warp_col, lane, acc);
 }

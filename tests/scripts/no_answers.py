@@ -5,7 +5,7 @@ An exercise's answer is the code between `// EXERCISE N.M begin` and `// EXERCIS
 solutions/NN_slug/kernels.cuh. From each such region this takes the statements a student must write
 (comments dropped, spaces ignored): every line, and every expression on the right of an `=` or
 after `return`, that has at least MIN_CHARS characters, is more than vocabulary (a pragma, a call
-that takes nothing, such as `__syncthreads()`) and appears nowhere in the student's own
+of plain names such as `__syncthreads()`, an element picked by plain names) and appears nowhere in the student's own
 chapters/NN_slug/kernels.cuh (so code the student is given is never an answer). None of them may
 appear in what the student reads while working: the chapter's README.md and APPENDIX.md, levels 1
 and 2 of its HINTS.md (level 3 may be nearly the code), its bug_hunt.cuh, and every file under
@@ -22,10 +22,12 @@ import re
 import sys
 
 MIN_CHARS = 12  # without spaces: shorter pieces (`i + 1`, `row < m`) are not an answer alone
-# Vocabulary every lesson must name, not an answer: a pragma, or a call that takes nothing
-# (`__syncthreads()`, `__syncwarp()`).
-# A counting loop's header (`for (int p = 0; p < k; ++p) {`) is vocabulary too.
-VOCABULARY = re.compile(r"^(#pragma.*|[A-Za-z_][\w:]*\(\)|for\(int(\w+)=0;\2<[\w.]+;\+\+\2\)\{?)$")
+# Vocabulary a lesson must be free to name, not an answer: a pragma; a call whose arguments are
+# plain names (`__syncthreads()`, `accumulator_position(lane, e)`) or an element picked by plain
+# names (`acc[i][j][e]`), which hold no formula; a counting loop's header
+# (`for (int p = 0; p < k; ++p) {`).
+VOCABULARY = re.compile(r"^(#pragma.*|[A-Za-z_][\w:]*(\((\w+(,\w+)*)?\)|(\[\w+\])+)"
+                        r"|for\(int(\w+)=0;\6<[\w.]+;\+\+\6\)\{?)$")
 REGION = re.compile(r"//\s*EXERCISE\s+(\d+\.\d+)\s+begin(.*?)//\s*EXERCISE\s+\1\s+end", re.S)
 HINT_SECTION = re.compile(r"^## Exercise (\d+\.\d+)\b.*$", re.M)
 HINT_LEVEL = re.compile(r"^### Level (\d)\s*$", re.M)

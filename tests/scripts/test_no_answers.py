@@ -88,9 +88,14 @@ class NoAnswers(unittest.TestCase):
                                  ("tests/cpu/expect.cpp", "9.1")])
 
     def test_given_code_and_vocabulary_are_not_answers(self):
-        # The index line is in the student's file, __syncthreads() is vocabulary.
-        root = self.tree({"chapters/09_mirror/README.md":
-                          "int i = blockIdx.x * blockDim.x + threadIdx.x; then __syncthreads();\n"})
+        # The index line is in the student's file; __syncthreads(), a call of plain names and an
+        # element picked by plain names are vocabulary.
+        solution = SOLUTION.replace("__syncthreads();", "__syncthreads();\n  mirror_of(index, n);\n"
+                                    "  const float first = in_values[index];")
+        root = self.tree({"solutions/09_mirror/kernels.cuh": solution,
+                          "chapters/09_mirror/README.md":
+                          "int i = blockIdx.x * blockDim.x + threadIdx.x; then __syncthreads();\n"
+                          "mirror_of(index, n) and in_values[index]\n"})
         self.assertEqual(no_answers.leaks(root), [])
 
     def test_root_without_solutions_is_refused(self):
