@@ -47,13 +47,19 @@ std::uint64_t test_seed(std::initializer_list<long long> parts) {
 
 }  // namespace
 
-bool gpu_tests_enabled(const char* chapter_label, bool solution) {
+bool student_tests_requested(const char* chapter_label, bool solution) {
   if (!solution && !chapter_requested(chapter_label)) {
     std::cout << "SKIPPED: your own " << chapter_label
               << " kernels are checked on request: COURSE_CHECK=" << chapter_label
               << " ctest --test-dir <build> -L " << chapter_label << "\n";
     return false;
   }
+  return true;
+}
+
+bool gpu_tests_enabled(const char* chapter_label, bool solution) {
+  if (!student_tests_requested(chapter_label, solution))
+    return false;
   std::string reason;
   if (!cuda_device_available(&reason)) {
     std::cout << "SKIPPED: no CUDA device (" << reason << ")\n";

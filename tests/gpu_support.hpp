@@ -51,6 +51,11 @@ constexpr Conv1dShape kConv1dShapes[] = {{1, 1},   {1, 7},   {7, 1},      {100, 
 /// environment variable COURSE_CHECK names @p chapter_label ("ch01") or is "all".
 bool gpu_tests_enabled(const char* chapter_label, bool solution);
 
+/// True when CPU tests of a chapter's exercises can run: always for a solution, and for a
+/// student's chapter (@p solution false) when COURSE_CHECK names @p chapter_label or is "all".
+/// Otherwise prints "SKIPPED: <reason>" and returns false, like gpu_tests_enabled().
+bool student_tests_requested(const char* chapter_label, bool solution);
+
 /// The launchers of a chapter at one of the choices a test covers (a step, a tile width, a
 /// thread mapping), with the name a failure reports it by (e.g. "--variant float4").
 struct Choice {
@@ -119,6 +124,15 @@ std::vector<Shape> shapes(const Shape (&course_shapes)[N], const std::vector<Sha
 #else
 #define COURSE_TEST_IS_SOLUTION false
 #endif
+
+/// First line of every CPU test case of a chapter's exercises: returns (as a skip) when the
+/// student's chapter was not asked for.
+#define COURSE_REQUIRE_CHAPTER()                                              \
+  do {                                                                        \
+    if (!::course::testing::student_tests_requested(COURSE_CHAPTER_LABEL,     \
+                                                    COURSE_TEST_IS_SOLUTION)) \
+      return;                                                                 \
+  } while (false)
 
 /// First line of every GPU test case: returns (as a skip) when GPU tests cannot run here.
 #define COURSE_REQUIRE_GPU()                                                                  \
