@@ -8,13 +8,13 @@
 
 namespace ch03::bug {
 
-/// ch03::conv1d_kernel, written again.
+/// ch03::conv1d_kernel, written without a layout: one unsized array for the inputs and one for
+/// the taps, each declared with its own type.
 __global__ void __launch_bounds__(kConv1dThreads)
     conv1d_kernel(const float* a, int n, const float* b, int m, float* y) {
-  extern __shared__ __align__(16) float shared_buffer[];  // sized by the launch
-  float* mask_tile = shared_buffer;
-  float* segment = shared_buffer + m - 1;
-  conv1d_block(a, n, b, m, y, mask_tile, segment);
+  extern __shared__ __align__(16) float inputs[];  // sized by the launch
+  extern __shared__ __align__(16) float4 taps[];   // the taps, four per float4
+  conv1d_block(a, n, b, m, y, inputs, taps);
 }
 
 }  // namespace ch03::bug
