@@ -40,16 +40,20 @@ __device__ __forceinline__ bool buffer_holds(std::size_t bytes) {
 /// Floats in one float4: conv1d reads its taps four at a time.
 inline constexpr int kQuad = 4;
 
+/// A size or an offset in a block's shared memory, in bytes. A block's shared memory is far below
+/// 4 GiB, and 32-bit arithmetic keeps each address computation to one instruction.
+using Bytes = unsigned;
+
 /// A layout being planned: arrays placed one after another in one dynamic buffer, each at an
 /// offset its type's alignment allows. Used the same way by a kernel (to carve its buffer) and by
 /// its launcher (for the bytes to ask for), so the two cannot disagree.
 struct BufferPlan {
-  std::size_t bytes = 0;  ///< where the last array placed ends: the bytes the launch must give
+  Bytes bytes = 0;  ///< where the last array placed ends: the bytes the launch must give
 
   /// Places an array of @p count elements of type T after the arrays placed so far and returns
   /// its offset in bytes from the start of the buffer.
   template <class T>
-  __host__ __device__ constexpr std::size_t place(std::size_t count) {
+  __host__ __device__ constexpr Bytes place(Bytes count) {
     // EXERCISE 3.1 begin: carve the next array, at an offset its type allows
     // Where does the next array start, and where does it end? It comes after the arrays placed
     // so far (bytes ends them), but an element of type T may only sit at an offset that is a
@@ -65,7 +69,7 @@ struct BufferPlan {
 
 /// The array of type T at @p offset bytes into @p buffer.
 template <class T>
-__device__ __forceinline__ T* carved(unsigned char* buffer, std::size_t offset) {
+__device__ __forceinline__ T* carved(unsigned char* buffer, Bytes offset) {
   return reinterpret_cast<T*>(buffer + offset);
 }
 
@@ -78,17 +82,17 @@ __device__ float element_or_identity(const float* M, int rows, int cols, int r, 
 
 /// Where the product's arrays lie in its dynamic buffer: offsets in bytes from its start.
 struct ProductLayout {
-  std::size_t a_tile;  ///< A[rows of this block][step .. step + depth): tile x depth floats
-  std::size_t b_tile;  ///< B[step .. step + depth)[columns of this block]: depth x tile floats
-  std::size_t bytes;   ///< the whole buffer: the third launch parameter
+  Bytes a_tile;  ///< A[rows of this block][step .. step + depth): tile x depth floats
+  Bytes b_tile;  ///< B[step .. step + depth)[columns of this block]: depth x tile floats
+  Bytes bytes;   ///< the whole buffer: the third launch parameter
 };
 
 /// The product's layout for tile width @p tile: the A tile, then the B tile.
 __host__ __device__ constexpr ProductLayout product_layout(int tile) {
-  const std::size_t entries = static_cast<std::size_t>(tile) * product_depth(tile);
+  const Bytes entries = static_cast<Bytes>(tile) * product_depth(tile);
   BufferPlan plan;
-  const std::size_t a_tile = plan.place<float>(entries);
-  const std::size_t b_tile = plan.place<float>(entries);
+  const Bytes a_tile = plan.place<float>(entries);
+  const Bytes b_tile = plan.place<float>(entries);
   return {a_tile, b_tile, plan.bytes};
 }
 
@@ -142,18 +146,17 @@ __global__ void __launch_bounds__(kMaxTile* kMaxTile)
 
 /// Where conv2d's arrays lie in its dynamic buffer: offsets in bytes from its start.
 struct Conv2dLayout {
-  std::size_t mask_tile;  ///< mask[p][q] at p * ml + q: mk x ml floats
-  std::size_t tile;       ///< the inputs with their halo: (block + mk - 1) x (block + ml - 1)
-  std::size_t bytes;      ///< the whole buffer: the third launch parameter
+  Bytes mask_tile;  ///< mask[p][q] at p * ml + q: mk x ml floats
+  Bytes tile;       ///< the inputs with their halo: (block + mk - 1) x (block + ml - 1)
+  Bytes bytes;      ///< the whole buffer: the third launch parameter
 };
 
 /// conv2d's layout for @p block x @p block outputs and an @p mk x @p ml mask: the mask, then the
 /// tile of inputs.
 __host__ __device__ constexpr Conv2dLayout conv2d_layout(int block, int mk, int ml) {
   BufferPlan plan;
-  const std::size_t mask_tile = plan.place<float>(static_cast<std::size_t>(mk) * ml);
-  const std::size_t tile =
-      plan.place<float>(static_cast<std::size_t>(block + mk - 1) * (block + ml - 1));
+  const Bytes mask_tile = plan.place<float>(static_cast<Bytes>(mk) * ml);
+  const Bytes tile = plan.place<float>(static_cast<Bytes>(block + mk - 1) * (block + ml - 1));
   return {mask_tile, tile, plan.bytes};
 }
 
@@ -224,9 +227,9 @@ __host__ __device__ constexpr int tap_span(int m) {
 
 /// Where conv1d's arrays lie in its dynamic buffer: offsets in bytes from its start.
 struct Conv1dLayout {
-  std::size_t segment;  ///< the inputs the block's outputs read, a[first + s] at [s]: floats
-  std::size_t taps;     ///< b[0 .. m) and zeros up to tap_span(m), four taps per float4
-  std::size_t bytes;    ///< the whole buffer: the third launch parameter
+  Bytes segment;  ///< the inputs the block's outputs read, a[first + s] at [s]: floats
+  Bytes taps;     ///< b[0 .. m) and zeros up to tap_span(m), four taps per float4
+  Bytes bytes;    ///< the whole buffer: the third launch parameter
 };
 
 /// conv1d's layout for @p m taps: the segment of inputs, then the taps as float4.
@@ -270,6 +273,7 @@ __device__ __forceinline__ void conv1d_block(const float* a, int n, const float*
   // a[i] sits at segment[t + halo]; a[i - j] is j places before it. Taps 4q .. 4q + 3 come in one
   // float4, the same one for every thread of the block.
   const float* input = segment + t + halo;
+#pragma unroll 2  // two float4 of taps per trip: 32 registers, as many blocks per SM as chapter 2
   for (int q = 0; q < span / kQuad; ++q) {
     const float4 w = taps[q];
     sum += w.x * input[-kQuad * q];
