@@ -30,8 +30,9 @@ template <std::size_t N>
 void check_carving(const Span (&arrays)[N], std::size_t total) {
   std::size_t end = 0;  // where the array before ends
   for (const Span& array : arrays) {
-    INFO(array.name << " at byte " << array.offset << ", " << array.bytes << " bytes, the array "
-                    << "before it ends at " << end);
+    INFO(array.name << " at byte " << array.offset << " (its type needs a multiple of "
+                    << array.alignment << "), " << array.bytes << " bytes; the array before it "
+                    << "ends at byte " << end);
     CHECK(array.offset % array.alignment == 0);   // its type may start there
     CHECK(array.offset >= end);                   // it does not overlap the one before
     CHECK(array.offset < end + array.alignment);  // no gap beyond what the alignment needs
