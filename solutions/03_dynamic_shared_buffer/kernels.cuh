@@ -32,9 +32,14 @@ __device__ __forceinline__ std::size_t dynamic_shared_bytes() {
   return bytes;
 }
 
-/// Whether this launch's buffer holds @p bytes (else the whole block returns without computing).
-__device__ __forceinline__ bool buffer_holds(std::size_t bytes) {
-  return bytes <= dynamic_shared_bytes();
+/// Whether @p count elements from @p array end inside this launch's buffer, which starts at
+/// @p buffer. A kernel asks it of every array it carved before touching any (else the whole block
+/// returns without computing), so that a layout the launch does not give is never written.
+template <class T>
+__device__ __forceinline__ bool fits(const unsigned char* buffer, const T* array,
+                                     std::size_t count) {
+  return static_cast<std::size_t>(reinterpret_cast<const unsigned char*>(array + count) - buffer) <=
+         dynamic_shared_bytes();
 }
 
 /// Floats in one float4: conv1d reads its taps four at a time.
@@ -107,7 +112,8 @@ __device__ __forceinline__ void product_block(const float* A, const float* B, fl
   extern __shared__ __align__(16) unsigned char shared_buffer[];  // sized by the launch
   float* a_tile = carved<float>(shared_buffer, layout.a_tile);
   float* b_tile = carved<float>(shared_buffer, layout.b_tile);
-  if (!buffer_holds(layout.bytes))
+  const int entries = tile * depth;  // of each tile
+  if (!fits(shared_buffer, a_tile, entries) || !fits(shared_buffer, b_tile, entries))
     return;
   const int tx = threadIdx.x;
   const int ty = threadIdx.y;
@@ -172,7 +178,7 @@ __device__ __forceinline__ void conv2d_block(const float* img, int h, int w, con
   extern __shared__ __align__(16) unsigned char shared_buffer[];  // sized by the launch
   float* mask_tile = carved<float>(shared_buffer, layout.mask_tile);
   float* tile = carved<float>(shared_buffer, layout.tile);  // img[first_y + r][first_x + c]
-  if (!buffer_holds(layout.bytes))
+  if (!fits(shared_buffer, mask_tile, mk * ml) || !fits(shared_buffer, tile, tile_rows * tile_cols))
     return;
   const int tx = threadIdx.x;
   const int ty = threadIdx.y;
@@ -290,10 +296,13 @@ __global__ void __launch_bounds__(kConv1dThreads)
     conv1d_kernel(const float* a, int n, const float* b, int m, float* y) {
   const Conv1dLayout layout = conv1d_layout(m);
   extern __shared__ __align__(16) unsigned char shared_buffer[];  // sized by the launch
-  if (!buffer_holds(layout.bytes))
+  float* segment = carved<float>(shared_buffer, layout.segment);
+  float4* taps = carved<float4>(shared_buffer, layout.taps);
+  const int span = tap_span(m);
+  if (!fits(shared_buffer, segment, kConv1dThreads + span - 1) ||
+      !fits(shared_buffer, taps, span / kQuad))
     return;
-  conv1d_block(a, n, b, m, y, carved<float>(shared_buffer, layout.segment),
-               carved<float4>(shared_buffer, layout.taps));
+  conv1d_block(a, n, b, m, y, segment, taps);
 }
 
 /// Going further: the same code compiled for the sizes that matter (`--variant dispatch`).
