@@ -14,17 +14,20 @@
 namespace ch01 {
 
 /// C = A * B, one thread per element of C (the launcher's grid: x over columns, y over rows).
-/// Takes the product kernels' signature so that launch_product can launch it.
+/// Takes the product kernels' signature so that launch_product can launch it. It walks row `row`
+/// of A and column `col` of B with two pointers.
 __global__ void matmul_edge_kernel(const float* A, const float* B, float* C, int m, int n, int k,
                                    course::ThreadMapping /*mapping: always coalesced*/) {
   const int col = blockIdx.x * blockDim.x + threadIdx.x;
   const int row = blockIdx.y * blockDim.y + threadIdx.y;
   if (row > m || col > n)
     return;
-  float sum = 0.0f;
-  for (int p = 0; p < k; ++p)
-    sum += A[static_cast<size_t>(row) * k + p] * B[static_cast<size_t>(p) * n + col];
-  C[static_cast<size_t>(row) * n + col] = sum;
+  const float* a = A + static_cast<size_t>(row) * k;  // A[row][0]; A[row][p] is a[p]
+  const float* b = B + col;                           // B[0][col]; each next row is n further
+  float dot = 0.0f;
+  for (const float* end = a + k; a != end; ++a, b += n)
+    dot += *a * *b;
+  C[static_cast<size_t>(row) * n + col] = dot;
 }
 
 }  // namespace ch01

@@ -23,17 +23,25 @@ struct Element {
   int col;  ///< column index
 };
 
-/// The element of C that the calling thread computes. Its *fast* index counts along x, so that
-/// the 32 threads of a warp have consecutive fast indices; its *slow* index counts along y. With
-/// ThreadMapping::coalesced the fast index is the column: a warp reads 32 consecutive elements of
-/// a row of B and writes 32 consecutive elements of C. With ThreadMapping::transposed it is the
-/// row, and every access of the warp is strided. The launcher lays out the grid to match.
-__device__ inline Element owned_element(course::ThreadMapping mapping) {
+/// The element of C that the thread @p thread of block @p block (blocks of @p size threads)
+/// computes: a kernel passes its built-in threadIdx, blockIdx and blockDim. The 32 threads of a
+/// warp have consecutive x indices. With ThreadMapping::coalesced a warp owns 32 neighbouring
+/// elements of one row of C; with ThreadMapping::transposed, 32 neighbouring elements of one
+/// column. The launcher lays out the grid to match. A host function too, so that a CPU test can
+/// play every thread of a grid through it.
+__host__ __device__ inline Element owned_element(course::ThreadMapping mapping, uint3 block,
+                                                 uint3 thread, dim3 size) {
   // EXERCISE 1.5 begin: which element of C a thread owns
-  // Which element of C does this thread compute? Two questions decide it: which index do the 32
-  // threads of a warp walk through one after another, and, for each mapping, is that index a row
-  // or a column of C? The grid that launch_product (launch.cuh) lays out tells you which extent
-  // x covers. As written, every thread falls outside C and skips it.
+  // Which element of C does this thread compute? Number the threads of the grid along x and along
+  // y (block, thread and size play the parts of blockIdx, threadIdx and blockDim). Then: which of
+  // the two numbers do the 32 threads of a warp walk through one after another, and, for each
+  // mapping, must that number be a row or a column of C for the warp to own what the mapping
+  // says? The grid that launch_product (launch.cuh) lays out tells you which extent x covers. As
+  // written, every thread falls outside C and skips it.
+  (void)mapping;
+  (void)block;
+  (void)thread;
+  (void)size;
   return {INT_MAX, INT_MAX};
   // EXERCISE 1.5 end
 }
@@ -42,7 +50,7 @@ __device__ inline Element owned_element(course::ThreadMapping mapping) {
 /// global memory and writes their dot product.
 __global__ void matmul_kernel(const float* A, const float* B, float* C, int m, int n, int k,
                               course::ThreadMapping mapping) {
-  const auto [row, col] = owned_element(mapping);
+  const auto [row, col] = owned_element(mapping, blockIdx, threadIdx, blockDim);
   // The grid is rounded up to whole blocks, so some threads fall outside C. This kernel has no
   // barrier, so they may simply leave.
   if (row >= m || col >= n)
@@ -61,7 +69,7 @@ __global__ void matmul_kernel(const float* A, const float* B, float* C, int m, i
 /// starts as +infinity ("no path") and each step keeps the smaller of it and A + B.
 __global__ void minplus_kernel(const float* A, const float* B, float* C, int m, int n, int k,
                                course::ThreadMapping mapping) {
-  const auto [row, col] = owned_element(mapping);
+  const auto [row, col] = owned_element(mapping, blockIdx, threadIdx, blockDim);
   if (row >= m || col >= n)
     return;
   float shortest = INFINITY;

@@ -30,11 +30,12 @@ namespace ch03 {
 
 /// The exercises of this chapter, for the hint printed when a check fails.
 inline constexpr course::Exercise kExercises[] = {
-    {"3.1", "matmul", "carve the buffer into the A tile and the B tile"},
-    {"3.1", "minplus", "carve the buffer into the A tile and the B tile"},
-    {"3.2", "matmul", "size the buffer that the product carves"},
-    {"3.2", "minplus", "size the buffer that the product carves"},
-    {"3.3", "conv2d", "stage the input tile with its run-time halo, and the mask"},
+    {"3.1", "matmul", "carve the next array, at an offset its type allows"},
+    {"3.1", "minplus", "carve the next array, at an offset its type allows"},
+    {"3.1", "conv2d", "carve the next array, at an offset its type allows"},
+    {"3.1", "conv1d", "carve the next array, at an offset its type allows"},
+    {"3.2", "conv2d", "stage the input tile with its run-time halo, and the mask"},
+    {"3.3", "conv1d", "the segment, then the taps as float4"},
     {"3.4", "conv1d", "stage the segment with its run-time halo, and the taps"},
 };
 

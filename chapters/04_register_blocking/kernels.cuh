@@ -160,7 +160,7 @@ struct PanelSlot {
 };
 
 /// The slot of copy @p q: consecutive copies fill a row.
-__device__ __forceinline__ PanelSlot panel_slot(int q) {
+__host__ __device__ __forceinline__ PanelSlot panel_slot(int q) {
   return {q / kQuadsPerPanelRow, (q % kQuadsPerPanelRow) * kQuad};
 }
 
@@ -171,14 +171,18 @@ struct BatchSources {
 };
 
 /// Exercise 4.5: the thread's first batch in @p at (pitch @p padded_m) and @p bp (@p padded_n).
-__device__ __forceinline__ BatchSources batch_sources(const float* at, const float* bp,
-                                                      int padded_m, int padded_n, int row0,
-                                                      int col0, PanelSlot slot) {
+/// A host function too, so that a CPU test can play a block's copies through it.
+__host__ __device__ __forceinline__ BatchSources batch_sources(const float* at, const float* bp,
+                                                               int padded_m, int padded_n, int row0,
+                                                               int col0, PanelSlot slot) {
   // EXERCISE 4.5 begin
   // The block's 64 rows of A at one k-step are now 64 contiguous floats of a
   // row of at. Where is this thread's float4 of the first batch in at, and where in bp? (A row
   // times a pitch can pass 2^31 in a large matrix.)
   // Placeholder (replace it): every thread reads the panels' first float4.
+  (void)padded_m;
+  (void)padded_n;
+  (void)slot;
   return {at + row0, bp + col0};
   // EXERCISE 4.5 end
 }

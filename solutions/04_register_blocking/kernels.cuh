@@ -178,7 +178,7 @@ struct PanelSlot {
 };
 
 /// The slot of copy @p q: consecutive copies fill a row.
-__device__ __forceinline__ PanelSlot panel_slot(int q) {
+__host__ __device__ __forceinline__ PanelSlot panel_slot(int q) {
   return {q / kQuadsPerPanelRow, (q % kQuadsPerPanelRow) * kQuad};
 }
 
@@ -189,9 +189,10 @@ struct BatchSources {
 };
 
 /// Exercise 4.5: the thread's first batch in @p at (pitch @p padded_m) and @p bp (@p padded_n).
-__device__ __forceinline__ BatchSources batch_sources(const float* at, const float* bp,
-                                                      int padded_m, int padded_n, int row0,
-                                                      int col0, PanelSlot slot) {
+/// A host function too, so that a CPU test can play a block's copies through it.
+__host__ __device__ __forceinline__ BatchSources batch_sources(const float* at, const float* bp,
+                                                               int padded_m, int padded_n, int row0,
+                                                               int col0, PanelSlot slot) {
   // EXERCISE 4.5 begin
   return {at + static_cast<std::size_t>(slot.row) * padded_m + row0 + slot.col,
           bp + static_cast<std::size_t>(slot.row) * padded_n + col0 + slot.col};

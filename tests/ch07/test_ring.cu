@@ -9,37 +9,15 @@
 #include <kernels.cuh>
 
 #include "catch.hpp"
+#include "chapter_request.hpp"
 
 #include <cstdint>
-#include <cstdlib>
-#include <iostream>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
 namespace {
-
-// Your kernels are checked when COURSE_CHECK names ch07 (or is "all"); the solution always.
-bool chapter_checked() {
-#ifdef COURSE_SOLUTION_EDITION
-  return true;
-#else
-  const char* wanted = std::getenv("COURSE_CHECK");
-  std::stringstream names(wanted != nullptr ? wanted : "");
-  for (std::string name; std::getline(names, name, ',');) {
-    if (name == "ch07" || name == "all")
-      return true;
-  }
-  std::cout << "SKIPPED: your own ch07 kernels are checked on request: COURSE_CHECK=ch07 ctest "
-               "--test-dir <build> -L cpu\n";
-  return false;
-#endif
-}
-
-#define COURSE_REQUIRE_CHAPTER() \
-  if (!chapter_checked())        \
-  return
 
 // ---------------------------------------------------------------------------------------------
 // Exercise 7.1: the matrix descriptor, as the PTX ISA lays it out.
@@ -83,7 +61,7 @@ constexpr unsigned kSharedWindow = 227 * 1024;
 
 TEST_CASE("ch07 exercise 7.1: the descriptor sends the tensor cores to every row TMA wrote",
           "[ch07][descriptor]") {
-  COURSE_REQUIRE_CHAPTER();
+  COURSE_REQUIRE_EDITION("ch07");
   // TMA writes a box of rows of kBatch floats, one after the other from the tile's start, then
   // swizzles each group of rows in place. A descriptor of the 128-byte swizzle reads row r of a
   // K-major tile at start + (r / 8) * stride + (r % 8) * span (before the swizzle): the rows of a
@@ -391,7 +369,7 @@ std::string ring_failure(Parity parity) {
 
 TEST_CASE("ch07 exercise 7.4: the ring runs every batch, in every order, with these parities",
           "[ch07][parity]") {
-  COURSE_REQUIRE_CHAPTER();
+  COURSE_REQUIRE_EDITION("ch07");
   const std::string failure = ring_failure(ch07::wait_parity);
   INFO("exercise 7.4, wait_parity() in " COURSE_KERNELS_FILE "; hints: scripts/hint.sh 7.4");
   INFO(failure);

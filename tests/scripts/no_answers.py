@@ -58,8 +58,8 @@ def pieces(line):
         found.append(assignment.group(1) + "=" + assignment.group(2).strip())  # no declaration
         found.append(assignment.group(2).strip())
     returned = re.match(r"return\s+(.+)$", statement)
-    if returned:
-        found.append(returned.group(1).strip())
+    if returned:  # what is returned is the answer, not the keyword
+        found = [returned.group(1).strip()]
     return [squeeze(piece) for piece in found]
 
 
