@@ -320,7 +320,8 @@ def runs(tokens):
 
 def answer_keys(source, chapters):
     """Each listed chapter's answer key: {key: (repository path, [(heading, passages)])}, the
-    passages being the runs of RUN words of each section that no file of the student's holds."""
+    passages being the runs of RUN words of each section that no file of the student's holds
+    (its `Measure:` lines, the commands that measure an answer, are no passage of it)."""
     keys = {}
     for path in sorted(source.glob("solutions/[0-9][0-9]_*/ANSWERS.md")):
         key = f"ch{path.parent.name[:2]}"
@@ -335,7 +336,7 @@ def answer_keys(source, chapters):
                 if heading or any(x.strip() for x in lines):
                     sections.append([heading, runs(words("\n".join(lines)))])
                 heading, lines = found.group(2), []
-            else:
+            elif not line.startswith("Measure:"):  # a command that measures, not an answer
                 lines.append(line)
         keys[key] = (path.relative_to(source).as_posix(), sections)
     if not keys:

@@ -66,9 +66,13 @@ Close to the code.
 # A stand-in answer key (the course's are solutions/NN_slug/ANSWERS.md).
 ANSWER_TEXT = ("The warp reads the row once and broadcasts it, so the profiler counts one "
                "wavefront per request and no conflict at all")
+MEASURE = ("ncu --launch-count 1 --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum "
+           "./build/ch01_first_idea_solution --problem matmul -m 1024 -n 1024 -k 1024")
 ANSWERS = f"""# Chapter 1: answer key
 
 ## Predict 1.1
+
+Measure: {MEASURE}
 
 {ANSWER_TEXT}. See the [lesson](../../chapters/01_first_idea/README.md#exercises).
 
@@ -439,6 +443,8 @@ ANSWER_PAGE = html_page(f"<h1>Predict 1.1</h1><p>{ANSWER_TEXT}.</p><h1>Bug hunt:
 ANSWER_SITES = [
     ("student", CHAPTER_BODY + "<p>What changed since the first idea: which thread computes "
                                "which output? The hints.</p>", {}, []),
+    # The command that measures an answer is the lesson's as well: no passage of the key.
+    ("student", CHAPTER_BODY + f"<pre>{MEASURE}</pre>", {}, []),
     ("student", CHAPTER_BODY + f"<p>Note: {ANSWER_TEXT.lower()}</p>", {},
      ["ch01.html: shows the answer key solutions/01_first_idea/ANSWERS.md (Predict 1.1): "
       "'...the warp reads the row once"]),
