@@ -194,11 +194,11 @@ TEST_CASE("the speedup names the kernels it is over: the solution or the student
   course::RunResult result = absurd_result(true);
   result.previous_chapter = 4;
   result.previous_solution = true;
-  CHECK(contains(report_of(result), "x over chapter 4 (solution, 21.50 ms on the same inputs)"));
+  CHECK(contains(report_of(result), "x over chapter 4 (solution, 21.500 ms on the same inputs)"));
   result.previous_solution = false;
   const std::string own = report_of(result);
   INFO(own);
-  CHECK(contains(own, "x over chapter 4 (your kernels, 21.50 ms on the same inputs)"));
+  CHECK(contains(own, "x over chapter 4 (your kernels, 21.500 ms on the same inputs)"));
   CHECK_FALSE(contains(own, "solution"));
 }
 

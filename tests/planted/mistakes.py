@@ -86,7 +86,7 @@ MISTAKES = {
         "why": "the pipeline's copies made synchronous loads and stores through registers"},
     "ch06_unswizzled_layout": {
         "folder": "06_tensor_cores",
-        "edits": [("6.6", r"return [^;]*;", "return row * kBatch + chunk * kQuad;", 1)],
+        "edits": [("6.7", r"return [^;]*;", "return row * kBatch + chunk * kQuad;", 1)],
         "catch": ["bank-conflicts"],
         "why": "the chunks of a row kept in order: a bijection, but 8 rows' chunk in one bank"},
 }
