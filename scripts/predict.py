@@ -163,9 +163,9 @@ def measure_run(executable, args, entry):
                     pairs.append((f"{what} kernel", f"{kernel.get('name')}: "
                                   f"{kernel.get('registers')} registers, {shared} B shared, "
                                   f"{kernel.get('blocks_per_sm')} blocks/SM"))
-        device = run_.first("device")
-    else:
-        device = ""
+    else:  # the counters only: one plain run of the same command names the GPU
+        run_ = Run(executable, args)
+    device = run_.first("device") or ""
     return pairs, device
 
 

@@ -186,7 +186,8 @@ inline course::Chapter describe() {
   const std::vector<std::string> all = {"matmul", "minplus", "conv2d", "conv1d"};
   const std::vector<std::string> products = {"matmul", "minplus"};
   const std::string every = "--problem matmul,minplus,conv2d,conv1d";
-  const std::string awkward = " -m 67 -n 45 -k 33 --height 37 --width 29 --mask 5 --taps 63";
+  // k = 133: three trips of the product's tiles along k, so a missing barrier between trips shows.
+  const std::string awkward = " -m 67 -n 45 -k 133 --height 37 --width 29 --mask 5 --taps 63";
   const std::string barriers =
       "a thread reads shared memory that another may still write, or a barrier not every thread "
       "reaches: the barriers of exercises 2.2, 2.3, 2.5 and 2.7 (scripts/hint.sh 2.2)";

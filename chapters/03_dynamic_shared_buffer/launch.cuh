@@ -275,7 +275,9 @@ inline course::Chapter describe() {
   // The chapter's instruments on the student's kernels: bounds, barriers and carving, rate.
   const std::vector<std::string> all = {"matmul", "minplus", "conv2d", "conv1d"};
   const std::string every = "--problem matmul,minplus,conv2d,conv1d";
-  const std::string awkward = " -m 67 -n 45 -k 33 --height 37 --width 29 --mask 5x3 --taps 37";
+  // k = 133: several trips of the product's tiles along k, so a missing barrier between trips
+  // shows.
+  const std::string awkward = " -m 67 -n 45 -k 133 --height 37 --width 29 --mask 5x3 --taps 37";
   const std::string carving =
       "two arrays of the buffer overlap, or a barrier is missing: the carving of exercises 3.1, "
       "3.3 and 3.4 and the size of 3.2 (scripts/hint.sh 3.1)";

@@ -82,7 +82,9 @@ MISTAKES = {
         "folder": "05_warp_tiling_pipeline",
         "edits": [(None, r"#if __CUDA_ARCH__ >= 800(\n[^\n]*__cvta_generic_to_shared)",
                    r"#if 0\1", 1)],
-        "catch": ["sass-LDGSTS", "rate"],
+        # Its rate stayed above the rate criterion's bar (80% of the solution's) on an H200
+        # (2026-11-28): the machine code is what shows it.
+        "catch": ["sass-LDGSTS"],
         "why": "the pipeline's copies made synchronous loads and stores through registers"},
     "ch06_unswizzled_layout": {
         "folder": "06_tensor_cores",

@@ -7,6 +7,7 @@ beside the prediction; without a GPU the recorded measurement is shown with its 
 --record writes it; bad input is one line and a non-zero exit.
 """
 
+import csv
 import json
 import os
 import subprocess
@@ -105,6 +106,13 @@ class PredictTest(unittest.TestCase):
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
         self.assertIn(f"{METRIC}: 4,096", done.stdout)
         self.assertIn("--kernel-name regex:product_kernel", self.course.logged())
+
+    def test_a_recorded_count_names_its_gpu(self):
+        done = self.predict("--record", "9.2", ncu_solution="4096")
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        with open(self.recorded, encoding="utf-8") as handle:
+            rows = [row for row in csv.DictReader(handle) if row["id"] == "9.2"]
+        self.assertEqual([(row["device"], row["value"]) for row in rows], [("FAKE GPU", "4,096")])
 
     def test_without_a_gpu_the_recorded_measurement_with_its_gpu_and_date(self):
         done = self.predict("9.1", "40", matmul="no-device")
