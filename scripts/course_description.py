@@ -14,6 +14,7 @@ PROBLEMS = ("matmul", "minplus", "conv2d", "conv1d")
 PEAKS = ("fp32", "tf32", "minplus", "none")
 CHECK_TOOLS = ("memcheck", "racecheck", "synccheck", "spills", "sass", "ncu", "rate")
 SHOW = ("time", "rate", "speedup", "kernel", "ncu")
+SASS_ORDERS = ("prefetch",)  # what a sass check's "order" may ask for (scripts/progress.py)
 
 
 class DescriptionError(Exception):
@@ -172,8 +173,11 @@ def validate(description):
              f"check {ident}: its --problem names none of its problems, or others")
         need(isinstance(check.get("hint"), str) and check.get("hint"), f"check {ident}: no hint")
         if tool == "sass":
-            need(check.get("instruction") and check.get("kernel"),
-                 f"check {ident}: a sass check needs an instruction and a kernel")
+            need(bool(check.get("instruction")) != bool(check.get("order"))
+                 and check.get("kernel"), f"check {ident}: a sass check needs an instruction "
+                 "or an order, not both, and a kernel")
+            need(check.get("order") in (None, *SASS_ORDERS), f"check {ident}: order "
+                 f"{check.get('order')!r} is not one of {', '.join(SASS_ORDERS)}")
         if tool == "ncu":
             need(check.get("metric") and isinstance(check.get("max_ratio"), (int, float))
                  and check.get("max_ratio") >= 1, f"check {ident}: metric and max_ratio >= 1")

@@ -13,8 +13,9 @@ for all of its problems. An exercise is done only when every criterion of its pr
   value      the executable's own check (its --json output) at small awkward sizes
              (DEFAULT_VALUE_ARGS), and the value of every other run that reports one
   tests      the chapter's tests on the student's kernels (COURSE_CHECK=chNN ctest -L chNN; with
-             no GPU, those labelled cpu too); a test that names an exercise (6.6) is that
-             exercise's, else those of the problems it names
+             no GPU, those labelled cpu too), but its chNN_slug.check.ID tests, which run the
+             criteria below; a test that names an exercise (6.6) is that exercise's, else those
+             of the problems it names
   memcheck, racecheck, synccheck   compute-sanitizer finds nothing and the run passes
   spills     no stack frame and no local memory in the student's kernels whose names match
              "kernel" (and compute the problem, by name): `cuobjdump -res-usage` of the student's
@@ -712,10 +713,12 @@ def run_tests(chapter, build_dir, gpu):
         junit = os.path.join(folder, "tests.xml")
         env = dict(os.environ, COURSE_CHECK=chapter.label)
         labels = ["-L", f"^{chapter.label}$"] + ([] if gpu else ["-L", "^cpu$"])
-        # The executable's own test (chNN_slug.run) is left out: the value criterion ran it.
+        # The executable's own test (chNN_slug.run) is left out: the value criterion ran it;
+        # and so are the tests of each criterion (chNN_slug.check.ID): they are this engine.
         try:
             status, out, err = run(["ctest", "--test-dir", build_dir] + labels +
-                                   ["-E", r"\.run$", "--timeout", "600", "--output-junit", junit],
+                                   ["-E", r"\.run$|\.check\.", "--timeout", "600",
+                                    "--output-junit", junit],
                                    TOOL_TIMEOUT, env)
         except ProgressError:
             raise ProgressError("ctest not found: install CMake") from None

@@ -271,7 +271,7 @@ inline course::Chapter describe() {
     launch_padded<Semiring>(float4_product_kernel<Semiring, bug::SideBySide>, A, B, C, m, n, k, s);
   };
   // The chapter's instruments on the student's kernels: bounds, registers that stay registers,
-  // 128-bit shared loads, bank conflicts, rate.
+  // 128-bit shared loads, loads issued a trip early, bank conflicts, rate.
   const std::vector<std::string> all = {"matmul", "minplus", "conv2d", "conv1d"};
   const std::vector<std::string> products = {"matmul", "minplus"};
   const std::string every = "--problem matmul,minplus,conv2d,conv1d";
@@ -297,6 +297,10 @@ inline course::Chapter describe() {
       course::sass_check("LDS.128", "ch04::(float4_)?product_kernel", products,
                          "no 128-bit shared loads in the float4 and prefetch steps: exercise 4.4 "
                          "reads x and y as float4 (scripts/hint.sh 4.4)"),
+      course::sass_order_check("prefetch", "ch04::product_kernel<", products,
+                               "the prefetch step: each batch is loaded from global memory a "
+                               "trip before it is stored to shared memory (exercise 4.6; "
+                               "scripts/hint.sh 4.6)"),
       course::ncu_check("bank-conflicts", course::kBankConflictMetric, 1.5, products,
                         "--problem matmul -m 1024 -n 1024 -k 1024",
                         "more bank conflicts than the solution: where each thread's float4s lie "

@@ -217,6 +217,8 @@ void checks(JsonWriter& json, const std::vector<Check>& list) {
     json.member("hint", check.hint);
     if (!check.instruction.empty())
       json.member("instruction", check.instruction);
+    if (!check.order.empty())
+      json.member("order", check.order);
     if (!check.kernel.empty())
       json.member("kernel", check.kernel);
     if (!check.metric.empty())

@@ -149,6 +149,14 @@ Check sass_check(const std::string& instruction, const std::string& kernel,
   return check;
 }
 
+Check sass_order_check(const std::string& order, const std::string& kernel,
+                       std::vector<std::string> problems, const std::string& hint) {
+  Check check = sass_check("", kernel, std::move(problems), hint);
+  check.id = order;
+  check.order = order;
+  return check;
+}
+
 Check ncu_check(const std::string& id, const std::string& metric, double max_ratio,
                 std::vector<std::string> problems, const std::string& args,
                 const std::string& hint) {

@@ -13,8 +13,12 @@
   sanitize EXE --tool memcheck|racecheck|synccheck|initcheck   the tool finds nothing
   wrong-result EXE   a wrong result reports FAIL and no figures, nor a speedup over one
   bughunt EXE --bug NAME --tool TOOL   a planted bug is caught by its tool
+  criterion EXE --chapter=chNN --id=ID --build-dir=BUILD   the check ID of the student's chapter
+                     (EXE --describe, "checks") on EXE's kernels, by scripts/progress.py's engine;
+                     on request only, as `run` (student_checks.py)
   tests EXE          the CMake code adding EXE's tests, which CTest reads each time it runs, so that
-                     planted bugs (`EXE --describe`) and large_cases.txt need no reconfiguring
+                     planted bugs and checks (`EXE --describe`) and large_cases.txt need no
+                     reconfiguring
   no-spills SOURCE --pattern=P --nvcc=NVCC   SOURCE compiled for sm_90: every function whose mangled
                      name matches P has a 0-byte stack frame and no spills (ptxas's resource report)
 A check prints "SKIPPED: ..." (a CTest skip) where there is no CUDA device, no tool, or not enough
@@ -22,6 +26,7 @@ memory for a case, and "FAIL: ..." with exit status 1 when it fails. --dry-run (
 sanitize) prints the command lines the check would run and runs none.
 """
 import argparse
+import functools
 import json
 import os
 import re
@@ -30,9 +35,10 @@ import time
 from pathlib import Path
 
 from harness import (CRASH, HERE, PROBLEMS, QUICK, SANITIZER_TOOLS, TOO_SMALL, error_line, fail,
-                     offered, read_offer, report_failures, run, shown, skip, skip_unless_offered,
-                     table)
+                     offered, read_offer, report_failures, run, shown, skip, skip_unless_asked,
+                     skip_unless_offered, table)
 from kernel_checks import bughunt, no_spills, sanitize, wrong_result
+import student_checks
 
 # The driver's memory refusal: "<what> needs 457763.7 MiB (... bytes) of device memory, but the
 # device has only 80000.0 MiB free of 81559.0 MiB".
@@ -146,10 +152,8 @@ def no_device(args):
 
 
 def run_executable(args):
-    wanted = os.environ.get("COURSE_CHECK", "").split(",")
-    if args.edition == "student" and args.chapter not in wanted and "all" not in wanted:
-        skip(f"your own {args.chapter} kernels are checked on request: "
-             f"COURSE_CHECK={args.chapter} ctest --test-dir <build> -L {args.chapter}")
+    if args.edition == "student":
+        skip_unless_asked(args.chapter)
     code = run([args.executable] + args.arguments, None, capture=False)[0]
     if code == 3:
         skip("no CUDA device")
@@ -259,13 +263,16 @@ def tests(args):
             fail("large_cases.txt: a row needs a tier (on, max), a name, a problem and an "
                  f"expectation (pass, refuse, pass-or-refuse, memcheck): {' | '.join(row)}")
 
-    def add(name, command, labels, timeout, **properties):
+    def add(name, command, labels, timeout, student=False, **properties):
+        """A test; one of the student's kernels (@p student) has exactly @p labels and is
+        skipped unless asked for, the others add their kinds' labels."""
         def quote(text):
             return f"[==[{text}]==]"
         gpu_test = "gpu" in labels
-        properties.update(LABELS=";".join(labels + ["solutions"] * gpu_test + ["reliability"]),
-                          TIMEOUT=timeout)
-        if gpu_test:
+        if not student:
+            labels = labels + ["solutions"] * gpu_test + ["reliability"]
+        properties.update(LABELS=";".join(labels), TIMEOUT=timeout)
+        if gpu_test or student:
             properties["SKIP_REGULAR_EXPRESSION"] = "SKIPPED:"
         print(f"add_test({quote(name)} {' '.join(map(quote, command))})\n"
               f"set_tests_properties({quote(name)} PROPERTIES " +
@@ -274,7 +281,11 @@ def tests(args):
     for check in ["bad-input", "no-device"] * (args.edition != "planted"):
         add(f"{target}.{check.replace('-', '_')}", me + [check, exe], ["cpu"], 300)
     if args.edition == "student":
-        return  # the rest checks kernels: a student's unfinished kernels would fail them
+        # The student's kernels judged by the chapter's own checks, one test each, on request;
+        # the solutions' kernel checks below would fail a student's unfinished kernels.
+        return student_checks.listed(target, exe, me + ["criterion", exe] + tools + [
+            f"--cuobjdump={args.cuobjdump or ''}", f"--build-dir={args.build_dir}"],
+            functools.partial(add, student=True))
     # Every planted bug under the tool that must catch it; an executable that describes none, or
     # no description at all, gets one test <target>.bughunt that fails.
     code, out, _ = run([exe, "--describe"], 60, hide_device=True) if os.path.exists(exe) \
@@ -323,12 +334,14 @@ def tests(args):
 def main():
     checks = {"bad-input": bad_input, "no-device": no_device, "cases": cases, "sanitize": sanitize,
               "wrong-result": wrong_result, "bughunt": bughunt, "tests": tests,
-              "run": run_executable, "no-spills": no_spills}
+              "run": run_executable, "no-spills": no_spills,
+              "criterion": student_checks.criterion}
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("check", choices=checks)
     parser.add_argument("executable")
     for option in ("--tool", "--bug", "--target", "--args", "--expect-finding", "--sanitizer",
-                   "--ncu", "--chapter", "--pattern", "--nvcc"):
+                   "--ncu", "--cuobjdump", "--chapter", "--pattern", "--nvcc", "--id",
+                   "--build-dir"):
         parser.add_argument(option)
     parser.add_argument("--mode", choices=["edge", "refuse", "grid", "boundary", "large"])
     parser.add_argument("--problem", choices=PROBLEMS)

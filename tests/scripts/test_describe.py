@@ -37,6 +37,24 @@ class EveryExecutable(unittest.TestCase):
                 seen += 1
         self.assertGreater(seen, 0, f"no chapter executable in {BUILD_DIR}: build them first")
 
+    def test_a_sass_check_needs_an_instruction_or_an_order(self):
+        # One of the sass checks described, with neither, both, or an order no tool knows: each
+        # is reported; with an instruction or a known order alone, nothing is.
+        found = [(d, i) for d in map(course_description.describe, (e for _, _, e in executables()))
+                 for i, c in enumerate(d["checks"]) if c["tool"] == "sass"]
+        self.assertTrue(found, f"no sass check in the descriptions in {BUILD_DIR}")
+        description, where = found[0]
+        check = {k: v for k, v in description["checks"][where].items()
+                 if k not in ("instruction", "order")}
+        for fields, wrong in (({}, True), ({"instruction": "LDS.128", "order": "prefetch"}, True),
+                              ({"order": "later"}, True), ({"instruction": "LDS.128"}, False),
+                              ({"order": "prefetch"}, False)):
+            with self.subTest(fields=fields):
+                description["checks"][where] = dict(check, **fields)
+                found = [w for w in course_description.validate(description)
+                         if w.startswith(f"check {check['id']}:")]
+                self.assertEqual(bool(found), wrong, found)
+
     def test_command_lines_are_accepted(self):
         env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
         for _, _, exe in executables():

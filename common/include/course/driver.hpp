@@ -62,9 +62,10 @@ struct PlantedBug {
 struct Check {
   std::string id;  ///< unique within the chapter, e.g. "memcheck" or "sass-LDGSTS"
   /// memcheck, racecheck or synccheck (compute-sanitizer finds nothing), spills (no kernel of the
-  /// run uses local memory), sass (the instruction is in the kernels' machine code), ncu (the
-  /// metric is at most max_ratio times the solution's on the same arguments) or rate (the
-  /// student's rate as a share of the solution's, graded by grades).
+  /// run uses local memory), sass (the instruction is in the kernels' machine code, or the code
+  /// is in the order named by order), ncu (the metric is at most max_ratio times the solution's
+  /// on the same arguments) or rate (the student's rate as a share of the solution's, graded by
+  /// grades).
   std::string tool;
   std::vector<std::string> problems;  ///< the problems whose exercises the check judges
   /// The executable's whole command line for the check (it names the problems with --problem).
@@ -75,6 +76,9 @@ struct Check {
   std::string metric;          ///< ncu: the metric compared with the solution's
   double max_ratio = 0;        ///< ncu: the largest ratio of the student's metric to the solution's
   std::vector<double> grades;  ///< rate: the shares of the solution's rate of each grade
+  /// sass, in place of an instruction: "prefetch" (in the kernel's loop every shared store
+  /// stores what a global load of an earlier trip brought)
+  std::string order;
 };
 
 /// A Predict question of the lesson (the question stays in the lesson): the runs that measure
@@ -110,6 +114,10 @@ Check spills_check(std::vector<std::string> problems, const std::string& args,
 /// The SASS of the kernels matching @p kernel holds @p instruction.
 Check sass_check(const std::string& instruction, const std::string& kernel,
                  std::vector<std::string> problems, const std::string& hint);
+/// The SASS of the kernels matching @p kernel is in the order @p order ("prefetch"); its id is
+/// @p order.
+Check sass_order_check(const std::string& order, const std::string& kernel,
+                       std::vector<std::string> problems, const std::string& hint);
 /// The ncu @p metric of a run with @p args is at most @p max_ratio times the solution's.
 Check ncu_check(const std::string& id, const std::string& metric, double max_ratio,
                 std::vector<std::string> problems, const std::string& args,
