@@ -74,7 +74,10 @@ ALL_METRICS = [metric for metric, _ in METRICS] + [STALL_METRIC.format(r) for r 
 
 # Dense TF32 tensor-core FLOP per SM per clock, by compute capability (from NVIDIA's data sheets:
 # A100 156 TFLOP/s, RTX 3090 35.6, L4 60, H100 SXM 495, each at its boost clock). 0: unknown.
+# The same rule as the executables' (DeviceInfo::tf32_peak_flops in common/): a Hopper's tensor
+# cores are rated at 1830 MHz, so its peak is 494.7 TFLOP/s whatever clock the SMs ran at.
 TF32_FLOP_PER_SM_CYCLE = {(8, 0): 1024, (8, 6): 256, (8, 9): 512, (9, 0): 2048}
+TENSOR_RATED_HZ = {9: 1.83e9}
 
 PROBLEMS = ("matmul", "minplus", "conv2d", "conv1d")
 # The columns of profile.csv, in order.
@@ -187,7 +190,8 @@ def tf32_peak(row):
     """The dense TF32 tensor-core rate of the GPU of @p row in FLOP/s; 0 when unknown."""
     try:
         key = (int(row["cc_major"]), int(row["cc_minor"]))
-        return TF32_FLOP_PER_SM_CYCLE.get(key, 0) * float(row["sms"]) * float(row["sm_hz"])
+        clock = min(float(row["sm_hz"]), TENSOR_RATED_HZ.get(key[0], float("inf")))
+        return TF32_FLOP_PER_SM_CYCLE.get(key, 0) * float(row["sms"]) * clock
     except (KeyError, TypeError, ValueError):
         return 0.0
 

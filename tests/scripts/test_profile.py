@@ -289,5 +289,20 @@ class WholeScript(unittest.TestCase):
                 self.assertEqual(len(result.stderr.strip().splitlines()), lines, result.stderr)
 
 
+
+class TensorPeak(unittest.TestCase):
+    """The roofline's TF32 ceiling is the executables' TF32 tensor peak (494.7 TFLOP/s on a
+    132-SM Hopper at any SM clock), not the clock the profiler measured times the FLOP rate."""
+
+    def test_a_hopper_is_rated_at_its_tensor_clock(self):
+        row = {"cc_major": "9", "cc_minor": "0", "sms": "132", "sm_hz": "1.98e9"}
+        self.assertAlmostEqual(course_profile.tf32_peak(row) / 1e12, 494.7, places=1)
+
+    def test_other_gpus_at_the_measured_clock(self):
+        row = {"cc_major": "8", "cc_minor": "0", "sms": "108", "sm_hz": "1.41e9"}
+        self.assertAlmostEqual(course_profile.tf32_peak(row) / 1e12, 155.9, places=1)
+        self.assertEqual(course_profile.tf32_peak({"cc_major": "7", "cc_minor": "0", "sms": "80",
+                                                   "sm_hz": "1.5e9"}), 0.0)
+
 if __name__ == "__main__":
     unittest.main()
