@@ -52,8 +52,13 @@ def build(checkout, build_dir, log):
                           timeout=BUILD_TIMEOUT)
     if done.returncode != 0:
         raise GradeError(f"configuring {checkout} failed (see {log.name})")
+    try:
+        entries = progress.course_description.read_manifest(build_dir)
+    except progress.course_description.DescriptionError as error:
+        raise GradeError(f"{checkout} lists no chapters once configured ({error}): is it a "
+                         "checkout of this version of the course?") from error
     not_built = []
-    for entry in progress.course_description.read_manifest(build_dir):
+    for entry in entries:
         chapter = progress.Chapter(entry)
         done = subprocess.run(["cmake", "--build", build_dir, "--target"] + chapter.targets,
                               stdout=log, stderr=subprocess.STDOUT, check=False,
@@ -138,11 +143,14 @@ def main(argv=None):
             if not args.no_build:
                 os.makedirs(build_dir, exist_ok=True)
                 print(f"==> building {name} in {build_dir}", file=sys.stderr)
-                with open(os.path.join(build_dir, "grade.log"), "w", encoding="utf-8") as log:
-                    not_built = build(os.path.abspath(checkout), build_dir, log)
             try:
+                if not args.no_build:
+                    with open(os.path.join(build_dir, "grade.log"), "w",
+                              encoding="utf-8") as log:
+                        not_built = build(os.path.abspath(checkout), build_dir, log)
                 rows = grade(name, build_dir, solutions, args.ladder, not_built)
-            except progress.ProgressError as error:
+            except (GradeError, progress.ProgressError) as error:
+                # One checkout that cannot be judged does not stop the others.
                 rows = [{"student": name, "chapter": "", "exercise": "", "status": "not checked",
                          "stars": "", "share": "", "reason": str(error)}]
             print_table(name, rows)

@@ -15,7 +15,8 @@
 #   --no-build         judge those build folders as they are
 #   --solutions BUILD  the build whose solution executables to compare with (default: build; a
 #                      build without them: the rates recorded in results/ladder.csv)
-# Exit status: 0 graded, 2 bad command line, 4 a checkout could not be configured.
+# Exit status: 0 graded (a checkout that cannot be configured or built for this version of the
+# course is graded "not checked", with the reason), 2 bad command line.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [[ $# -eq 0 || $1 == -h || $1 == --help ]]; then

@@ -64,6 +64,30 @@ class GradeTest(unittest.TestCase):
         self.assertRegex(rows[2]["reason"], r"^value: .*FAIL, 7 of 100 elements wrong, 0 NaN -- "
                                             r"scripts/hint.sh 9.1$")
 
+    def test_a_checkout_that_cannot_be_built_is_not_checked(self):
+        # A cmake that configures nothing: the checkout lists no chapters (another version of the
+        # course, say). Each student gets a row saying why; no traceback, and the others go on.
+        tools = os.path.join(self.folder.name, "tools")
+        os.makedirs(tools)
+        with open(os.path.join(tools, "cmake"), "w", encoding="utf-8") as handle:
+            handle.write("#!/bin/sh\nexit 0\n")
+        os.chmod(os.path.join(tools, "cmake"), 0o755)
+        env = self.instructor.env()
+        env["PATH"] = tools + os.pathsep + env["PATH"]
+        grades = os.path.join(self.folder.name, "grades.csv")
+        done = subprocess.run(["bash", GRADE_SH, "--build-root", os.path.join(self.folder.name,
+                               "new"), "--solutions", self.instructor.build, "--csv", grades,
+                               *self.checkouts], capture_output=True, text=True, timeout=300,
+                              check=False, env=env)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertNotIn("Traceback", done.stderr)
+        with open(grades, encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+        self.assertEqual([(r["student"], r["status"]) for r in rows],
+                         [("alice", "not checked"), ("bob", "not checked")])
+        self.assertRegex(rows[0]["reason"], r"alice lists no chapters once configured .*"
+                                            r"course_chapters\.json")
+
     def test_bad_input(self):
         done = self.grade("--no-build", os.path.join(self.folder.name, "nobody"))
         self.assertEqual(done.returncode, 2, done.stdout + done.stderr)
