@@ -20,6 +20,11 @@ import argparse
 import os
 import re
 import sys
+from pathlib import Path
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "scripts"))
+import hints  # noqa: E402  (scripts/hints.py: the one reader of HINTS.md)
 
 MIN_CHARS = 12  # without spaces: shorter pieces (`i + 1`, `row < m`) are not an answer alone
 # Vocabulary a lesson must be free to name, not an answer: a pragma; a call whose arguments are
@@ -29,8 +34,6 @@ MIN_CHARS = 12  # without spaces: shorter pieces (`i + 1`, `row < m`) are not an
 VOCABULARY = re.compile(r"^(#pragma.*|[A-Za-z_][\w:]*(\((\w+(,\w+)*)?\)|(\[\w+\])+)"
                         r"|for\(int(\w+)=0;\6<[\w.]+;\+\+\6\)\{?)$")
 REGION = re.compile(r"//\s*EXERCISE\s+(\d+\.\d+)\s+begin(.*?)//\s*EXERCISE\s+\1\s+end", re.S)
-HINT_SECTION = re.compile(r"^## Exercise (\d+\.\d+)\b.*$", re.M)
-HINT_LEVEL = re.compile(r"^### Level (\d)\s*$", re.M)
 READ_SUFFIXES = (".md", ".cu", ".cuh", ".cpp", ".hpp", ".h", ".py", ".txt", ".cmake", ".csv",
                  ".json", ".sh")
 
@@ -81,18 +84,11 @@ def answers(solution_text, student_text):
     return found
 
 
-def hint_text_below_level_3(text):
-    """HINTS.md with every `### Level 3` section blanked (line numbers kept)."""
-    kept = []
-    level = 0
-    for line in text.splitlines():
-        if HINT_SECTION.match(line):
-            level = 0
-        heading = HINT_LEVEL.match(line)
-        if heading:
-            level = int(heading.group(1))
-        kept.append("" if level >= 3 else line)
-    return "\n".join(kept)
+def hint_text_below_level_3(path):
+    """HINTS.md's levels 1 and 2 (as scripts/hints.py reads the file), one section after another."""
+    sections, _ = hints.parse_hints(Path(path))
+    return "\n".join(text for _, levels in sections.values()
+                     for level, text in sorted(levels.items()) if level < 3)
 
 
 def read(path):
@@ -107,9 +103,9 @@ def student_reading(root, slug):
         path = os.path.join(chapter, name)
         if os.path.isfile(path):
             yield os.path.relpath(path, root), read(path)
-    hints = os.path.join(chapter, "HINTS.md")
-    if os.path.isfile(hints):
-        yield os.path.relpath(hints, root), hint_text_below_level_3(read(hints))
+    hints_file = os.path.join(chapter, "HINTS.md")
+    if os.path.isfile(hints_file):
+        yield os.path.relpath(hints_file, root), hint_text_below_level_3(hints_file)
     for folder, _, files in os.walk(os.path.join(root, "tests")):
         for name in sorted(files):
             if name.endswith(READ_SUFFIXES):
@@ -132,9 +128,10 @@ def leaks(root):
         if not any(exercise_answers.values()):
             continue
         for relative, text in student_reading(root, slug):
-            lines = text.splitlines()
-            squeezed_lines = [squeeze(line) for line in lines]
-            whole = "".join(squeezed_lines)
+            whole = squeeze(text)
+            # Where a copy is reported: its line in the file (the text may be a part of it).
+            squeezed_lines = [squeeze(line) for line in
+                              read(os.path.join(root, relative)).splitlines()]
             for exercise, pieces_of_answer in exercise_answers.items():
                 for piece in pieces_of_answer:
                     if piece not in whole:
