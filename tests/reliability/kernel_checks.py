@@ -1,17 +1,19 @@
 """The checks of reliability.py that run kernels under a tool or read their code: compute-sanitizer
 (sanitize), a wrong result's report (wrong-result), the planted bugs (bughunt) and ptxas's
 resource report (no-spills)."""
-import csv
-import io
 import json
 import os
 import re
 import shutil
+import sys
 import time
 
 from harness import (CRASH, HERE, PROBLEMS, QUICK, SANITIZER_TOOLS, TOO_SMALL, describe,
                      error_line, fail, offered, read_offer, report_failures, run, shown, skip,
                      skip_unless_offered)
+
+sys.path.insert(0, str(HERE.parent.parent / "scripts"))
+import profile_kernels  # noqa: E402  (scripts/: the one reader of ncu's table)
 
 # compute-sanitizer's exit status when it found errors: not one of the executables' own (0 to 4).
 SANITIZER_ERRORS = 99
@@ -219,26 +221,22 @@ def sanitizer_report(sanitizer, tool, exe, arguments):
 
 
 def ncu_metric(ncu, metric, exe, arguments):
-    """METRIC summed over every kernel the run launched, from ncu's raw page: a header of column
-    names (one per metric), a line of units, then one line per launch. Lines that do not start
-    with a quote (ncu's notes, the program's report) are not part of it."""
+    """METRIC summed over every kernel the run launched, and how many launched, from ncu's raw
+    page as scripts/profile_kernels.py reads it (the one reader of ncu's table)."""
     command = [ncu, "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none",
                "--metrics", metric, exe] + arguments
     code, out, err = finished(command)
     if "ERR_NVGPUCTRPERM" in out + err:
         skip("no access to the GPU's performance counters (ncu ERR_NVGPUCTRPERM)")
-    lines = [line for line in out.splitlines() if line.startswith('"')]
-    rows = list(csv.reader(io.StringIO("\n".join(lines))))
-    if len(rows) < 3 or metric not in rows[0]:
-        fail(f"ncu reported no {metric} (exit status {code}): {shown(command)}", out + err)
-    column, total = rows[0].index(metric), 0.0
-    for row in rows[2:]:
-        value = row[column].replace(",", "") if column < len(row) else ""
-        try:
-            total += float(value)
-        except ValueError:
-            fail(f"ncu gave {metric} as '{value}': {shown(command)}", out + err)
-    return total, len(rows) - 2
+    try:
+        launches = profile_kernels.parse_ncu(out)
+    except profile_kernels.NcuCsvError as error:
+        fail(f"ncu reported no {metric} (exit status {code}, {error}): {shown(command)}",
+             out + err)
+    values = [launch.get(metric) for launch in launches]
+    if not all(isinstance(value, float) for value in values):
+        fail(f"ncu gave {metric} as {values}: {shown(command)}", out + err)
+    return sum(values), len(values)
 
 
 def bughunt(args):
