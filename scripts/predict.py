@@ -75,7 +75,7 @@ def find_chapter(build_dir, number):
     try:
         chapters = course_description.read_manifest(build_dir)
     except course_description.DescriptionError as error:
-        raise PredictError(f"{error}: build the course first (scripts/run.sh)") from None
+        raise PredictError(f"{error} (scripts/run.sh builds it)") from None
     chapter = next((c for c in chapters if c["number"] == number), None)
     if chapter is None:
         raise PredictError(f"chapter {number} is not in the build {build_dir}", EXIT_USAGE)
