@@ -159,7 +159,7 @@ class PredictTest(unittest.TestCase):
                               capture_output=True, text=True, timeout=60, check=False)
         self.assertEqual(done.returncode, 4)
         self.assertRegex(done.stderr, r"^error: .*course_chapters.json: No such file or directory:"
-                                      r" configure the course first: build the course first")
+                                      r" configure the course first \(scripts/run\.sh builds it\)$")
         self.assertEqual(len(done.stderr.strip().splitlines()), 1)
 
 
