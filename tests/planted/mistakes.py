@@ -39,8 +39,8 @@ __device__ __forceinline__ float4 planted_scalar_loads(const float* p) {
 }
 """
 
-# name: chapter folder, [(region or None, pattern, replacement, how many (0: all))], the criteria
-# that must catch it, and a check to use where the chapter describes none of that kind.
+# name: chapter folder, [(region or None, pattern, replacement, how many (0: all))], and the
+# criteria (checks the chapter describes) that must catch it.
 MISTAKES = {
     "ch01_out_of_bounds_read": {
         "folder": "01_global_memory",
@@ -73,9 +73,6 @@ MISTAKES = {
         "edits": [],
         "catch": ["prefetch", "rate"],
         "expect_held": ["rate"],  # step 2 runs within a few % of step 3: the rate cannot tell
-        "standin": {"id": "prefetch", "tool": "sass", "order": "prefetch",
-                    "kernel": "ch04::product_kernel<", "problems": ["matmul", "minplus"],
-                    "args": [], "hint": "exercise 4.6 (scripts/hint.sh 4.6)"},
         "why": "each batch loaded in the trip that stores it: nothing travels while the block "
                "multiplies"},
     "ch05_copies_through_registers": {
@@ -153,19 +150,6 @@ def criterion_lines(output, criterion):
             if re.match(rf"\s+{re.escape(criterion)}: ", line)]
 
 
-def judge_standin(name, executable, entry):
-    """The mistake's stand-in check (one the chapter does not describe) on @p executable:
-    (state, line)."""
-    import progress  # scripts/progress.py
-    chapter = progress.Chapter(dict(entry, student=executable))
-    chapter.read()
-    judge = progress.Judge(chapter)
-    check = MISTAKES[name]["standin"]
-    verdicts = [judge.criterion(check, problem) for problem in check["problems"]]
-    failed = [v for v in verdicts if v.state == progress.FAILS]
-    return (progress.FAILS if failed else verdicts[0].state), (failed or verdicts)[0].line()
-
-
 def judge(name, executable, manifest):
     mistake = MISTAKES[name]
     if not os.path.exists(executable):
@@ -199,14 +183,6 @@ def judge(name, executable, manifest):
                         skipped.append(f"{criterion} needs a GPU (no CUDA device here)")
                         break
                     failed = bool(lines) and status in (1, 3)
-                elif "standin" in mistake and mistake["standin"]["id"] == criterion:
-                    state, text = judge_standin(name, student, entry)
-                    if state != "fails" and state != "holds":
-                        skipped.append(text)
-                        break
-                    failed = state == "fails"
-                    text = (f"{text} (a check chapter 4 does not describe yet: "
-                            f"{json.dumps(mistake['standin'])})")
                 else:
                     print(f"FAIL: the chapter describes no check {criterion!r}")
                     return 1
