@@ -5,7 +5,7 @@ An exercise's answer is the code between `// EXERCISE N.M begin` and `// EXERCIS
 solutions/NN_slug/kernels.cuh. From each such region this takes the statements a student must write
 (comments dropped, spaces ignored): every line, and every expression on the right of an `=` or
 after `return`, that has at least MIN_CHARS characters, is more than vocabulary (a pragma, a call
-of plain names such as `__syncthreads()`, an element picked by plain names) and appears nowhere in the student's own
+of at most two plain names such as `__syncthreads()`, an element picked by plain names) and appears nowhere in the student's own
 chapters/NN_slug/kernels.cuh (so code the student is given is never an answer). None of them may
 appear in what the student reads while working: the chapter's README.md and APPENDIX.md, levels 1
 and 2 of its HINTS.md (level 3 may be nearly the code), its bug_hunt.cuh, and every file under
@@ -27,11 +27,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
 import hints  # noqa: E402  (scripts/hints.py: the one reader of HINTS.md)
 
 MIN_CHARS = 12  # without spaces: shorter pieces (`i + 1`, `row < m`) are not an answer alone
-# Vocabulary a lesson must be free to name, not an answer: a pragma; a call whose arguments are
-# plain names (`__syncthreads()`, `accumulator_position(lane, e)`) or an element picked by plain
-# names (`acc[i][j][e]`), which hold no formula; a counting loop's header
-# (`for (int p = 0; p < k; ++p) {`).
-VOCABULARY = re.compile(r"^(#pragma.*|[A-Za-z_][\w:]*(\((\w+(,\w+)*)?\)|(\[\w+\])+)"
+# Vocabulary a lesson must be free to name, not an answer: a pragma; a call whose arguments are at
+# most two plain names (`__syncthreads()`, `accumulator_position(lane, e)`; a third is a choice
+# the answer makes) or an element picked by plain names (`acc[i][j][e]`), which hold no formula;
+# a counting loop's header (`for (int p = 0; p < k; ++p) {`).
+VOCABULARY = re.compile(r"^(#pragma.*|[A-Za-z_][\w:]*(\((\w+(,\w+)?)?\)|(\[\w+\])+)"
                         r"|for\(int(\w+)=0;\6<[\w.]+;\+\+\6\)\{?)$")
 REGION = re.compile(r"//\s*EXERCISE\s+(\d+\.\d+)\s+begin(.*?)//\s*EXERCISE\s+\1\s+end", re.S)
 READ_SUFFIXES = (".md", ".cu", ".cuh", ".cpp", ".hpp", ".h", ".py", ".txt", ".cmake", ".csv",

@@ -98,6 +98,12 @@ class NoAnswers(unittest.TestCase):
                           "mirror_of(index, n) and in_values[index]\n"})
         self.assertEqual(no_answers.leaks(root), [])
 
+    def test_a_call_of_three_plain_names_is_an_answer(self):
+        solution = SOLUTION.replace("__syncthreads();", "__syncthreads();\n  wait_for(index, n, true);")
+        root = self.tree({"solutions/09_mirror/kernels.cuh": solution,
+                          "chapters/09_mirror/README.md": "Then `wait_for(index, n, true)`.\n"})
+        self.assertEqual([ex for _, _, ex, _ in no_answers.leaks(root)], ["9.1"])
+
     def test_root_without_solutions_is_refused(self):
         self.assertEqual(no_answers.main(["--root", tempfile.mkdtemp()]), 2)
 
