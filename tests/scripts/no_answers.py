@@ -5,8 +5,8 @@ An exercise's answer is the code between `// EXERCISE N.M begin` and `// EXERCIS
 solutions/NN_slug/kernels.cuh. From each such region this takes the statements a student must write
 (comments dropped, spaces ignored): every line, and every expression on the right of an `=` or
 after `return`, that has at least MIN_CHARS characters, is more than vocabulary (a pragma, a call
-of at most two plain names such as `__syncthreads()`, an element picked by plain names) and appears nowhere in the student's own
-chapters/NN_slug/kernels.cuh (so code the student is given is never an answer). None of them may
+of at most two plain names such as `__syncthreads()`, an element picked by plain names) and
+appears nowhere in the student's own chapters/NN_slug/kernels.cuh (so code the student is given is never an answer). None of them may
 appear in what the student reads while working: the chapter's README.md and APPENDIX.md, levels 1
 and 2 of its HINTS.md (level 3 may be nearly the code), its bug_hunt.cuh, and every file under
 tests/. Each leak is reported as FILE:LINE, the exercise and the answer it shows.
