@@ -13,6 +13,8 @@ std::vector<Goal> performance_goals() {
     return course::product_workload(Problem::minplus, side, side, side);
   };
   const course::Workload conv2d = course::conv2d_workload(8192, 8192, 13, 13);
+  const course::Workload skinny_rows = course::product_workload(Problem::matmul, 64, 4096, 4096);
+  const course::Workload skinny_cols = course::product_workload(Problem::matmul, 4096, 64, 4096);
   constexpr Goal::Kind speedup = Goal::Kind::speedup_over_chapter;
   constexpr Goal::Kind cublas = Goal::Kind::percent_of_cublas;
   constexpr Goal::Kind peak = Goal::Kind::percent_of_peak;
@@ -38,6 +40,13 @@ std::vector<Goal> performance_goals() {
       {"chapter 7 at least 90% of cuBLAS TF32", matmul(4096), cublas, 7, 0, 90, ""},
       {"chapter 7 at least 90% of cuBLAS TF32", matmul(8192), cublas, 7, 0, 90, ""},
       {"chapter 7 at least 2x chapter 6", matmul(8192), speedup, 7, 6, 2, ""},
+      // Chapter 8: the whole product at or above cuBLAS's TF32 speed, on every shape.
+      {"chapter 8 at least 100% of cuBLAS TF32", matmul(4096), cublas, 8, 0, 100, ""},
+      {"chapter 8 at least 100% of cuBLAS TF32", matmul(8192), cublas, 8, 0, 100, ""},
+      {"chapter 8 at least 1.05x chapter 7", matmul(8192), speedup, 8, 7, 1.05, ""},
+      {"chapter 8 at least 80% of cuBLAS TF32", skinny_rows, cublas, 8, 0, 80, ""},
+      {"chapter 8 at least 80% of cuBLAS TF32", skinny_cols, cublas, 8, 0, 80, ""},
+      {"chapter 8 at most 10 points below its square goal", matmul(4000), cublas, 8, 0, 90, ""},
   };
   for (Goal& goal : goals) {
     goal.description = std::string(course::problem_name(goal.workload.problem)) + " " +

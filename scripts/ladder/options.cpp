@@ -19,6 +19,12 @@ Workload square_product(Problem problem, int size) {
 
 }  // namespace
 
+std::vector<Workload> other_product_shapes() {
+  return {course::product_workload(Problem::matmul, 64, 4096, 4096),
+          course::product_workload(Problem::matmul, 4096, 64, 4096),
+          square_product(Problem::matmul, 4000)};
+}
+
 std::string usage(const std::string& program) {
   return "Usage: " + program + R"( [options]
 Runs every chapter's solution kernels and cuBLAS SGEMM (pedantic FP32, and with TF32
@@ -26,7 +32,8 @@ tensor cores) on the same inputs, checks every result, prints each run's time an
 and writes the rates, ratios and the course's goals (met or missed) to CSV files, which
 scripts/update_results_table.py prints as a table (scripts/ladder.sh does it all).
 
-Default sizes: matmul 1024, 2048, 4096, 8192; minplus 1024, 4096, 6300; conv2d
+Default sizes: matmul 1024, 2048, 4096, 8192, 64x4096x4096, 4096x64x4096 and 4000;
+minplus 1024, 4096, 6300; conv2d
 4096x4096 and 8192x8192 with a 13x13 mask; conv1d 2^24 samples with 127 taps.
 
 Options:
@@ -134,6 +141,10 @@ std::vector<Workload> default_workloads() {
   std::vector<Workload> workloads;
   for (int size : {1024, 2048, 4096, 8192})
     workloads.push_back(square_product(Problem::matmul, size));
+  // Shapes that are not squares of a tile's multiple: a decode step's skinny products (fewer
+  // output tiles than SMs) and a size that no tile divides.
+  for (const Workload& shape : other_product_shapes())
+    workloads.push_back(shape);
   for (int size : {1024, 4096, 6300})
     workloads.push_back(square_product(Problem::minplus, size));
   for (int side : {4096, 8192})

@@ -34,6 +34,10 @@ Options parse_command_line(int argc, const char* const* argv);
 /// minutes on an H100 or H200.
 std::vector<course::Workload> default_workloads();
 
+/// The products of the default plan that are not squares of a tile's multiple: two skinny ones
+/// (m or n of 64, fewer output tiles than a GPU has SMs) and 4000 (no tile divides it).
+std::vector<course::Workload> other_product_shapes();
+
 /// Tiny sizes that are not multiples of any tile, for the quick test: a few milliseconds each.
 std::vector<course::Workload> quick_workloads();
 

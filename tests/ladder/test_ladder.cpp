@@ -251,7 +251,7 @@ TEST_CASE("goals: met, missed, or not measured", "[ladder]") {
   ladder::compute_ratios(rows);
   const std::vector<ladder::GoalResult> goals =
       ladder::evaluate_goals(ladder::performance_goals(), rows);
-  REQUIRE(goals.size() == 16);
+  REQUIRE(goals.size() == 22);
   check_goal(goals[0], 2.0, "met");
   // Chapter 3 dispatch against chapter 2: the variant's row, not the main kernels' (0.83x).
   check_goal(goals[1], 15.0 / 16.0, "met");
@@ -260,7 +260,7 @@ TEST_CASE("goals: met, missed, or not measured", "[ladder]") {
   check_goal(goals[4], 6.0 / 7.0, "missed");
   check_goal(goals[5], std::nullopt, "not measured");  // chapter 4's conv2d failed its check
   for (std::size_t i = 6; i < goals.size(); ++i)
-    check_goal(goals[i], std::nullopt, "not measured");  // no chapter 5, 6 or 7 rows
+    check_goal(goals[i], std::nullopt, "not measured");  // no chapter 5, 6, 7 or 8 rows
 
   std::ostringstream csv;
   ladder::write_goals_csv(csv, goals);
@@ -280,8 +280,9 @@ TEST_CASE("the tensor-core chapter is measured against cuBLAS with tensor cores"
       make_row(matmul, ladder::kCublasLabel, 0, 21.0),
       make_row(matmul, ladder::kCublasTf32Label, 0, 3.0),
       make_row(matmul, "ch07", 7, 3.2),
+      make_row(matmul, "ch08", 8, 3.1),
   };
-  for (std::size_t tf32 : {2, 4, 5})
+  for (std::size_t tf32 : {2, 4, 5, 6})
     rows[tf32].arithmetic = course::Arithmetic::tf32;
   ladder::compute_ratios(rows);
   CHECK(value(rows[1].cublas_percent) == Approx(100.0 * 21.0 / 22.0));  // FP32 against FP32
@@ -306,13 +307,17 @@ TEST_CASE("the tensor-core chapter is measured against cuBLAS with tensor cores"
   check_goal(goal("matmul 8192: chapter 7 at least 2x chapter 6"), 6.0 / 3.2, "missed");
   check_goal(goal("matmul 4096: chapter 7 at least 90% of cuBLAS TF32"), std::nullopt,
              "not measured");
+  // Chapter 8: against cuBLAS TF32 (3 ms / 3.1 ms) and against chapter 7 (3.2 ms / 3.1 ms).
+  check_goal(goal("matmul 8192: chapter 8 at least 100% of cuBLAS TF32"), 100.0 * 3.0 / 3.1,
+             "missed");
+  check_goal(goal("matmul 8192: chapter 8 at least 1.05x chapter 7"), 3.2 / 3.1, "missed");
 
   const std::vector<std::string> lines = csv_lines(rows, "Example GPU");
   std::vector<std::string> references;
   for (std::size_t i = 1; i < lines.size(); ++i)
     references.push_back(field(lines[0], lines[i], "cublas_reference"));
-  CHECK(references ==
-        std::vector<std::string>{"cuBLAS", "cuBLAS", "cuBLAS TF32", "", "", "cuBLAS TF32"});
+  CHECK(references == std::vector<std::string>{"cuBLAS", "cuBLAS", "cuBLAS TF32", "", "",
+                                               "cuBLAS TF32", "cuBLAS TF32"});
 }
 
 TEST_CASE("the CSV writer: one field per column, FAILs without figures", "[ladder]") {
