@@ -277,13 +277,19 @@ __device__ __forceinline__ void wgmma_wait() {
 /// row g + 8 holds the next column. Chosen so that the 16 threads of each half-warp, reading a
 /// pair of columns at 4 consecutive k-steps, hit 32 different banks through the swizzle.
 __host__ __device__ constexpr int slab_column(int g, int odd) {
+  // EXERCISE 8.1 begin: which two columns of the slab does row g of this warp half read, so that
+  // the 16 rows of each half are 32 different columns and a half-warp's loads of a column pair
+  // at 4 consecutive k-steps land on 32 different banks once the swizzle has moved them?
   return (g % 2) * 2 + (g / 2 % 2) * 16 + (g / 4) * 4 + odd * 8;
+  // EXERCISE 8.1 end
 }
 
 /// The float of a slab (32 rows of 32 floats, 128-byte swizzle) at row @p k, column @p col: the
 /// 16-byte chunk's index is XORed with the row's index modulo 8.
 __host__ __device__ constexpr int slab_offset(int k, int col) {
+  // EXERCISE 8.1 begin: where did TMA's 128-byte swizzle put the float of row k, column col?
   return k * kSlabCols + ((col / 4) ^ (k % 8)) * 4 + col % 4;
+  // EXERCISE 8.1 end
 }
 
 /// Reads this thread's share of a stage's B^T operand from @p slab into @p fragments: for each 8
@@ -411,10 +417,64 @@ __device__ __forceinline__ Unit unit_at(int unit, const Work& work, int cluster)
   return {(first + within % height) * kTileRows, within / height * kTileCols * cluster, split};
 }
 
+/// The units one block walks: @p first, then every @p step-th one after it.
+struct Walk {
+  int first;  ///< the block's first unit
+  int step;   ///< units from one of the block's units to its next
+};
+
+/// The walk of block @p block of @p blocks, in clusters of @p cluster blocks, over @p units units
+/// of the cluster: a persistent block (@p persistent) takes a unit in turn with the others until
+/// none is left; otherwise the grid has a cluster per unit and each block takes one.
+__host__ __device__ constexpr Walk unit_walk(int block, int blocks, int cluster, int units,
+                                             bool persistent) {
+  // EXERCISE 8.2 begin: which unit does this block take first, and how far on is its next one?
+  // The blocks of a cluster share A's tile: they must walk the same units, in the same order.
+  return {block / cluster, persistent ? blocks / cluster : units};
+  // EXERCISE 8.2 end
+}
+
+/// What one block of a cluster copies of A's tile (a box of kTileRows / cluster rows), and where
+/// the copy lands.
+struct Share {
+  int row;               ///< the box's first row within the tile
+  std::uint16_t blocks;  ///< the blocks of the cluster it lands in, a bit each (bit r: rank r)
+};
+
+/// The share of A's tile that block @p rank of a cluster of @p cluster blocks copies with TMA
+/// multicast.
+__host__ __device__ constexpr Share multicast_share(unsigned rank, int cluster) {
+  // EXERCISE 8.3 begin: the blocks of a cluster need the same tile of A. Which rows of it does
+  // block rank copy, and which blocks' shared memory must its copy reach so that every block's
+  // full barrier counts the whole tile?
+  return {static_cast<int>(rank) * (kTileRows / cluster),
+          static_cast<std::uint16_t>((1u << cluster) - 1)};
+  // EXERCISE 8.3 end
+}
+
+/// The arrivals that complete a phase of a stage's empty barrier in a cluster of @p cluster
+/// blocks (1: a block alone).
+__host__ __device__ constexpr unsigned empty_arrivals(int cluster) {
+  // EXERCISE 8.4 begin: a stage of this block may be refilled once nobody still reads what the
+  // producer copies into it. Who reads it, and how many arrivals is that?
+  return kConsumers * (kWarpgroupThreads / kWarpSize) * cluster;
+  // EXERCISE 8.4 end
+}
+
+/// The blocks of the cluster (a bit each) on whose empty barrier of a stage a consumer warp of
+/// block @p rank arrives once it is done with that stage.
+__host__ __device__ constexpr unsigned release_blocks(unsigned rank, int cluster) {
+  // EXERCISE 8.4 begin: whose producers wrote into this block's stage, and so must hear that it
+  // is free?
+  (void)rank;  // every block's warps release the same blocks
+  return (1u << cluster) - 1;
+  // EXERCISE 8.4 end
+}
+
 /// The product C = A * B from the tensor maps @p a_map (A, m x k, boxes of 256 / Cluster rows)
-/// and @p b_map (B, k x n, boxes of 32 rows of 16 floats). Each block walks the units
-/// blockIdx.x / Cluster, + gridDim.x / Cluster, ... (Persistent), or takes one. A unit with
-/// work.splits > 1 writes its sum into @p partial (work.splits slices of m x n) instead of @p c.
+/// and @p b_map (B, k x n, boxes of 32 rows of 32 floats: one slab). Each block walks the units
+/// unit_walk() gives it (Persistent), or takes one. A unit with work.splits > 1 writes its sum
+/// into @p partial (work.splits slices of m x n) instead of @p c.
 /// @p Fragments reads a slab into registers (the bug hunt plants its own).
 template <bool Persistent, int Cluster, class Fragments = SlabFragments>
 __global__ void __launch_bounds__(product_threads(), 1)
@@ -433,9 +493,7 @@ __global__ void __launch_bounds__(product_threads(), 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       barrier_init(&full[s], 1);
-      // Every consumer warp of every block of the cluster releases a stage: the producer's
-      // copies of A land in all of them.
-      barrier_init(&empty[s], kConsumers * (kWarpgroupThreads / kWarpSize) * Cluster);
+      barrier_init(&empty[s], empty_arrivals(Cluster));
     }
     barrier_init_fence();
   }
@@ -445,8 +503,7 @@ __global__ void __launch_bounds__(product_threads(), 1)
     __syncthreads();
 
   const int units = work.tile_rows * (work.tile_cols / Cluster) * work.splits;
-  const int first_unit = blockIdx.x / Cluster;
-  const int unit_step = Persistent ? gridDim.x / Cluster : units;
+  const Walk walk = unit_walk(blockIdx.x, gridDim.x, Cluster, units, Persistent);
   auto a_tile = [&](int s) { return stages + s * (kStageBytes / 4); };
   auto slab = [&](int s, int i) { return a_tile(s) + kATileFloats + i * kSlabFloats; };
   auto batch_range = [&](int split) {
@@ -457,8 +514,11 @@ __global__ void __launch_bounds__(product_threads(), 1)
   if (consumer < 0) {  // the producer warpgroup: one thread issues every copy
     set_registers<40>();
     if (threadIdx.x == 0) {
+      // EXERCISE 8.2 begin: where does the ring stand when the block starts its next unit? The
+      // stages' barriers have gone on counting phases through its units before.
       int it = 0;  // batches copied so far, over all units: the ring's position
-      for (int u = first_unit; u < units; u += unit_step) {
+      for (int u = walk.first; u < units; u += walk.step) {
+        // EXERCISE 8.2 end
         const Unit unit = unit_at(u, work, Cluster);
         const int col0 = unit.col0 + static_cast<int>(rank) * kTileCols;
         const int2 range = batch_range(unit.split);
@@ -466,10 +526,10 @@ __global__ void __launch_bounds__(product_threads(), 1)
           const int s = it % kStages;
           barrier_wait(&empty[s], wait_parity(it, kStages, true));
           barrier_arrive_expect(&full[s], kStageBytes);
-          if constexpr (Cluster > 1) {  // this block's share of A's tile, to every block
-            constexpr int kShare = kTileRows / Cluster;
-            tma_load_multicast(a_tile(s) + rank * kShare * kBatch, &a_map, &full[s], batch * kBatch,
-                               unit.row0 + rank * kShare, (1u << Cluster) - 1);
+          if constexpr (Cluster > 1) {  // this block's share of A's tile, multicast
+            const Share share = multicast_share(rank, Cluster);
+            tma_load_multicast(a_tile(s) + share.row * kBatch, &a_map, &full[s], batch * kBatch,
+                               unit.row0 + share.row, share.blocks);
           } else {
             tma_load(a_tile(s), &a_map, &full[s], batch * kBatch, unit.row0);
           }
@@ -484,8 +544,10 @@ __global__ void __launch_bounds__(product_threads(), 1)
     const int lane = threadIdx.x % kWarpSize;
     float acc[kAccumulators];
     std::uint32_t fragments[kGroup][kFragments];
+    // EXERCISE 8.2 begin: where does the ring stand when the block starts its next unit?
     int it = 0;  // batches consumed so far, over all units: the ring's position
-    for (int u = first_unit; u < units; u += unit_step) {
+    for (int u = walk.first; u < units; u += walk.step) {
+      // EXERCISE 8.2 end
       const Unit unit = unit_at(u, work, Cluster);
       const int col0 = unit.col0 + static_cast<int>(rank) * kTileCols + consumer * kMmaM;
       const int2 range = batch_range(unit.split);
@@ -511,13 +573,16 @@ __global__ void __launch_bounds__(product_threads(), 1)
         // next loads overwrite them. The other consumer keeps the tensor cores busy meanwhile.
         wgmma_wait<0>();
         fence_accumulators(acc);
-        if (lane == 0) {  // a stage is free once every consumer warp of the cluster is done
+        if (lane == 0) {  // the warp is done with the stages: it releases them
 #pragma unroll
           for (int j = 0; j < kGroup; ++j) {
             if (j < count) {
               if constexpr (Cluster > 1) {
-                for (int b = 0; b < Cluster; ++b)
-                  barrier_arrive_cluster(&empty[(it + j) % kStages], b);
+                const unsigned blocks = release_blocks(rank, Cluster);
+                for (int b = 0; b < Cluster; ++b) {
+                  if (blocks >> b & 1u)
+                    barrier_arrive_cluster(&empty[(it + j) % kStages], b);
+                }
               } else {
                 barrier_arrive(&empty[(it + j) % kStages]);
               }

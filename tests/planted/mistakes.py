@@ -88,6 +88,14 @@ MISTAKES = {
         "edits": [("6.7", r"return [^;]*;", "return row * kBatch + chunk * kQuad;", 1)],
         "catch": ["bank-conflicts"],
         "why": "the chunks of a row kept in order: a bijection, but 8 rows' chunk in one bank"},
+    "ch08_multicast_to_itself": {
+        "folder": "08_persistent_clusters",
+        "edits": [("8.3", r"static_cast<std::uint16_t>\([^;]*\)\};",
+                   "static_cast<std::uint16_t>(1u << rank)};", 1)],
+        # Each block's full barrier waits for the whole tile of A and receives only its own
+        # share: the consumers' wait gives up with a trap, which the sanitizer's run reports.
+        "catch": ["memcheck"],
+        "why": "each block's share of A's tile copied into its own shared memory only"},
 }
 
 
