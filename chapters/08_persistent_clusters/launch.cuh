@@ -118,12 +118,14 @@ inline constexpr int kMinSplitBatches = 8;
 /// The most floats the slices of split-K may take (1 GiB).
 inline constexpr long long kMaxPartialFloats = 1LL << 28;
 
-/// The work of an m x n x k product (@p batches batches of k) for blocks of @p cluster tiles
-/// side by side, on @p blocks blocks that run at once. With @p split, a product whose tiles
-/// leave more than half of those blocks idle cuts k into slices (split-K) to fill them.
-inline Work plan_work(int m, int n, int batches, int cluster, int blocks, bool split) {
+/// The work of an m x n x k product (@p batches batches of k) for blocks of @p cluster tiles of
+/// @p rows rows side by side, on @p blocks blocks that run at once. With @p split, a product
+/// whose tiles leave more than half of those blocks idle cuts k into slices (split-K) to fill
+/// them.
+inline Work plan_work(int m, int n, int batches, int cluster, int blocks, bool split,
+                      int rows = kTileRows) {
   Work work;
-  work.tile_rows = static_cast<int>(course::ceil_div(m, kTileRows));
+  work.tile_rows = static_cast<int>(course::ceil_div(m, rows));
   const long long cols = course::ceil_div(n, kTileCols);
   work.tile_cols = static_cast<int>((cols + cluster - 1) / cluster * cluster);
   work.batches = batches;
@@ -143,21 +145,31 @@ inline Work plan_work(int m, int n, int batches, int cluster, int blocks, bool s
 /// The product with product_kernel<Persistent, Cluster>: A and B read where they are (padded
 /// first only where a row's pitch is not a multiple of 16 bytes, as a tensor map needs), the
 /// work planned, the persistent grid sized to the blocks (or clusters) that run at once, and
-/// split-K's slices summed by a second kernel. All launches go to @p s.
-template <bool Persistent, int Cluster, class Fragments = SlabFragments>
+/// split-K's slices summed by a second kernel. All launches go to @p s. A persistent product of
+/// at most 64 rows runs in tiles of 64 rows (@p Rows), without clusters (a tile of A that small
+/// is not worth sharing), and so does one of at most 128 columns (one tile across).
+template <bool Persistent, int Cluster, class Fragments = SlabFragments, int Rows = kTileRows>
 void launch_product(const float* A, const float* B, float* C, int m, int n, int k, cudaStream_t s) {
   course::require_positive(m, "m");
   course::require_positive(n, "n");
   course::require_positive(k, "k");
   course::require(A != nullptr && B != nullptr && C != nullptr, "matrix pointers must not be null");
-  const auto kernel = product_kernel<Persistent, Cluster, Fragments>;
-  const std::size_t shared_bytes = product_shared_bytes();
+  if constexpr (Persistent && Rows == kTileRows) {
+    if (m <= kShortTileRows)
+      return launch_product<true, 1, Fragments, kShortTileRows>(A, B, C, m, n, k, s);
+  }
+  if constexpr (Persistent && Cluster > 1) {
+    if (n <= kTileCols)  // one tile across: the cluster's second block would only idle
+      return launch_product<true, 1, Fragments, Rows>(A, B, C, m, n, k, s);
+  }
+  const auto kernel = product_kernel<Persistent, Cluster, Fragments, Rows>;
+  const std::size_t shared_bytes = product_shared_bytes<Rows>();
   require_hopper(reinterpret_cast<const void*>(kernel));
   course::prepare_dynamic_shared(kernel, shared_bytes, "matmul: the kernel");
   const int padded_k = course::round_up_checked(k, 4, "k");
   const int padded_n = course::round_up_checked(n, 4, "n");
   // The last tile's rows and columns, counted in int, must not pass INT_MAX.
-  course::round_up_checked(m, kTileRows, "m");
+  course::round_up_checked(m, Rows, "m");
   course::round_up_checked(n, kTileCols * Cluster, "n");
   const int batches = (padded_k - 1) / kBatch + 1;
 
@@ -185,10 +197,10 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
       blocks = clusters * Cluster;
     }
   }
-  const Work work = plan_work(m, n, batches, Cluster, blocks, Persistent);
+  const Work work = plan_work(m, n, batches, Cluster, blocks, Persistent, Rows);
   const long long units =
       static_cast<long long>(work.tile_rows) * (work.tile_cols / Cluster) * work.splits;
-  course::require(units * Cluster <= 0x7fffffffLL, "matmul: too many 256 x 128 tiles for one grid");
+  course::require(units * Cluster <= 0x7fffffffLL, "matmul: too many tiles for one grid");
   const long long grid_blocks =
       Persistent ? std::min<long long>(units * Cluster, blocks) : units * Cluster;
   config.gridDim = dim3(static_cast<unsigned>(grid_blocks));
@@ -197,8 +209,8 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
   const course::PadPlan b_plan = course::plan_pad(k, n, k, padded_n);
   const course::PaddedOperand ap = course::pad_operand<course::PlusTimes>(A, a_plan, s);
   const course::PaddedOperand bp = course::pad_operand<course::PlusTimes>(B, b_plan, s);
-  const CUtensorMap a_map = tile_map(ap.data(), m, padded_k, ap.pitch(), kTileRows / Cluster,
-                                     kBatch, CU_TENSOR_MAP_SWIZZLE_128B);
+  const CUtensorMap a_map = tile_map(ap.data(), m, padded_k, ap.pitch(), Rows / Cluster, kBatch,
+                                     CU_TENSOR_MAP_SWIZZLE_128B);
   const CUtensorMap b_map =
       tile_map(bp.data(), k, padded_n, bp.pitch(), kBatch, kSlabCols, CU_TENSOR_MAP_SWIZZLE_128B);
   float* partial = nullptr;

@@ -43,11 +43,7 @@ inline constexpr int kSlabFloats = kBatch * kSlabCols;   ///< floats of one slab
 inline constexpr int kStageBytes = (kATileFloats + kSlabs * kSlabFloats) * sizeof(float);
 /// A 128-byte swizzle repeats every 8 rows (1024 bytes); tiles start on such a boundary.
 inline constexpr int kSwizzleAtomBytes = 8 * kSwizzleBytes;
-inline constexpr int kFragments = kBatch / kMmaK * 4;  ///< B's registers per thread per stage: 16
-/// Stages a consumer multiplies between two waits for its wgmmas: the registers of B^T must not
-/// change while a wgmma reads them, so a consumer loads two stages' registers, starts both
-/// stages' wgmmas, and waits for all of them.
-inline constexpr int kGroup = 2;
+inline constexpr int kMmasPerStage = kBatch / kMmaK;  ///< wgmmas per stage: 4, a group each
 
 static_assert(kBatch * sizeof(float) == kSwizzleBytes, "a row of A's tile is one swizzle span");
 static_assert(kStageBytes % kSwizzleAtomBytes == 0, "every stage starts on a swizzle atom");
@@ -57,10 +53,37 @@ constexpr int product_threads() {
   return (kConsumers + 1) * kWarpgroupThreads;
 }
 
-/// Dynamic shared memory of the product kernel: the stages, the full and empty barriers (8 bytes
-/// each), and room to align the first stage to a swizzle atom.
+/// Rows of C per block tile when C has no more rows than that (a model's decode step): the
+/// wgmma's N shrinks to 64, so the tensor cores do no work for rows past m, and a stage shrinks
+/// to 24 KiB, so the same shared memory holds a ring of 8 stages.
+inline constexpr int kShortTileRows = 64;
+
+/// Bytes of a stage of a tile of @p Rows rows: A's Rows x 32 floats, then B's 4 slabs.
+template <int Rows>
+__host__ __device__ constexpr int stage_bytes() {
+  return (Rows * kBatch + kSlabs * kSlabFloats) * static_cast<int>(sizeof(float));
+}
+
+/// Stages of the ring for a tile of @p Rows rows: as many as fit where 4 of the full tile do.
+template <int Rows>
+__host__ __device__ constexpr int ring_stages() {
+  return kStages * kStageBytes / stage_bytes<Rows>();
+}
+
+/// Accumulators per consumer thread for a tile of @p Rows rows: a 64 x Rows tile of C^T.
+template <int Rows>
+__host__ __device__ constexpr int tile_accumulators() {
+  return kMmaM * Rows / kWarpgroupThreads;
+}
+
+static_assert(stage_bytes<kShortTileRows>() % kSwizzleAtomBytes == 0, "short stages stay aligned");
+
+/// Dynamic shared memory of the product kernel for tiles of @p Rows rows: the stages, the full
+/// and empty barriers (8 bytes each), and room to align the first stage to a swizzle atom.
+template <int Rows = kTileRows>
 constexpr std::size_t product_shared_bytes() {
-  return static_cast<std::size_t>(kStages) * (kStageBytes + 2 * sizeof(std::uint64_t)) +
+  return static_cast<std::size_t>(ring_stages<Rows>()) *
+             (stage_bytes<Rows>() + 2 * sizeof(std::uint64_t)) +
          kSwizzleAtomBytes;
 }
 
@@ -203,9 +226,10 @@ __host__ __device__ constexpr std::uint64_t tile_descriptor(unsigned address) {
 }
 
 /// Keeps the compiler from moving reads or writes of @p acc across an asynchronous wgmma.
-__device__ __forceinline__ void fence_accumulators(float (&acc)[kAccumulators]) {
+template <int N>
+__device__ __forceinline__ void fence_accumulators(float (&acc)[N]) {
 #pragma unroll
-  for (int i = 0; i < kAccumulators; ++i)
+  for (int i = 0; i < N; ++i)
     asm volatile("" : "+f"(acc[i])::"memory");
 }
 
@@ -215,28 +239,43 @@ __device__ __forceinline__ void fence_accumulators(float (&acc)[kAccumulators]) 
 #define COURSE_CH08_F16(i) \
   COURSE_CH08_F4(i), COURSE_CH08_F4(i + 4), COURSE_CH08_F4(i + 8), COURSE_CH08_F4(i + 12)
 
-/// `wgmma.mma_async.m64n256k8.f32.tf32.tf32` with the first operand in registers: d += A * B for
-/// the 64 x 8 operand in @p a0 .. @p a3 and the 8 x 256 operand that @p b describes.
-__device__ __forceinline__ void wgmma_tf32(float (&d)[kAccumulators], std::uint32_t a0,
+/// `wgmma.mma_async.m64nNk8.f32.tf32.tf32` with the first operand in registers: d += A * B for
+/// the 64 x 8 operand in @p a0 .. @p a3 and the 8 x N operand that @p b describes; N is 256 for
+/// 128 accumulators per thread (a full tile), 64 for 32 (a short one).
+template <int Accumulators>
+__device__ __forceinline__ void wgmma_tf32(float (&d)[Accumulators], std::uint32_t a0,
                                            std::uint32_t a1, std::uint32_t a2, std::uint32_t a3,
                                            std::uint64_t b) {
 #if COURSE_CH08_HOPPER
-  asm volatile(
-      "{\n .reg .pred p;\n setp.ne.b32 p, %133, 0;\n"
-      " wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
-      " %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
-      " %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
-      " %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63,"
-      " %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79,"
-      " %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95,"
-      " %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110,"
-      " %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124,"
-      " %125, %126, %127}, {%128, %129, %130, %131}, %132, p, 1, 1;\n}\n"
-      : COURSE_CH08_F16(0), COURSE_CH08_F16(16), COURSE_CH08_F16(32), COURSE_CH08_F16(48),
-        COURSE_CH08_F16(64), COURSE_CH08_F16(80), COURSE_CH08_F16(96), COURSE_CH08_F16(112)
-      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "l"(b), "r"(1)  // 1: add to d
-      : "memory");
+  static_assert(Accumulators == 128 || Accumulators == 32, "a tile of 256 or 64 rows");
+  if constexpr (Accumulators == 128) {
+    asm volatile(
+        "{\n .reg .pred p;\n setp.ne.b32 p, %133, 0;\n"
+        " wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+        " %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
+        " %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
+        " %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63,"
+        " %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79,"
+        " %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95,"
+        " %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110,"
+        " %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124,"
+        " %125, %126, %127}, {%128, %129, %130, %131}, %132, p, 1, 1;\n}\n"
+        : COURSE_CH08_F16(0), COURSE_CH08_F16(16), COURSE_CH08_F16(32), COURSE_CH08_F16(48),
+          COURSE_CH08_F16(64), COURSE_CH08_F16(80), COURSE_CH08_F16(96), COURSE_CH08_F16(112)
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "l"(b), "r"(1)  // 1: add to d
+        : "memory");
+  } else {
+    asm volatile(
+        "{\n .reg .pred p;\n setp.ne.b32 p, %37, 0;\n"
+        " wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+        " %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31},"
+        " {%32, %33, %34, %35}, %36, p, 1, 1;\n}\n"
+        : COURSE_CH08_F16(0), COURSE_CH08_F16(16)
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "l"(b), "r"(1)  // 1: add to d
+        : "memory");
+  }
 #else
   (void)d;
   (void)a0;
@@ -292,63 +331,58 @@ __host__ __device__ constexpr int slab_offset(int k, int col) {
   // EXERCISE 8.1 end
 }
 
-/// Reads this thread's share of a stage's B^T operand from @p slab into @p fragments: for each 8
-/// k-steps q, the four registers of a 64 x 8 first operand. @p odd: the warp's half of the slab.
-__device__ __forceinline__ void load_fragments(const float* slab, int odd,
-                                               std::uint32_t (&fragments)[kFragments]) {
+/// Reads this thread's share of k-step @p q (8 k-steps) of a stage's B^T operand from @p slab
+/// into @p fragment: the four registers of a 64 x 8 first operand. @p odd: the warp's half of the
+/// slab.
+__device__ __forceinline__ void load_fragment(const float* slab, int odd, int q,
+                                              std::uint32_t (&fragment)[4]) {
   const int lane = threadIdx.x % kWarpSize;
   const int g = lane / 4;
   const int t = lane % 4;
   const int col = slab_column(g, odd);
-#pragma unroll
-  for (int q = 0; q < kBatch / kMmaK; ++q) {
-    const float2 low = *reinterpret_cast<const float2*>(slab + slab_offset(q * kMmaK + t, col));
-    const float2 high =
-        *reinterpret_cast<const float2*>(slab + slab_offset(q * kMmaK + t + 4, col));
-    fragments[4 * q + 0] = __float_as_uint(low.x);   // row g, k-step t
-    fragments[4 * q + 1] = __float_as_uint(low.y);   // row g + 8, k-step t
-    fragments[4 * q + 2] = __float_as_uint(high.x);  // row g, k-step t + 4
-    fragments[4 * q + 3] = __float_as_uint(high.y);  // row g + 8, k-step t + 4
-  }
+  const float2 low = *reinterpret_cast<const float2*>(slab + slab_offset(q * kMmaK + t, col));
+  const float2 high = *reinterpret_cast<const float2*>(slab + slab_offset(q * kMmaK + t + 4, col));
+  fragment[0] = __float_as_uint(low.x);   // row g, k-step t
+  fragment[1] = __float_as_uint(low.y);   // row g + 8, k-step t
+  fragment[2] = __float_as_uint(high.x);  // row g, k-step t + 4
+  fragment[3] = __float_as_uint(high.y);  // row g + 8, k-step t + 4
 }
 
-/// The solution's reading of a slab, as the product kernel takes it: load_fragments().
+/// The solution's reading of a slab, as the product kernel takes it: load_fragment().
 struct SlabFragments {
-  /// load_fragments(@p slab, @p odd, @p fragments).
-  __device__ void operator()(const float* slab, int odd,
-                             std::uint32_t (&fragments)[kFragments]) const {
-    load_fragments(slab, odd, fragments);
+  /// load_fragment(@p slab, @p odd, @p q, @p fragment).
+  __device__ void operator()(const float* slab, int odd, int q,
+                             std::uint32_t (&fragment)[4]) const {
+    load_fragment(slab, odd, q, fragment);
   }
 };
 
-/// Starts the warpgroup's wgmmas over one stage, as one group: @p fragments from its B slab,
-/// @p a_tile the 256 rows of A, 32 k-steps long.
-__device__ __forceinline__ void multiply_batch(const std::uint32_t (&fragments)[kFragments],
-                                               const float* a_tile, float (&acc)[kAccumulators]) {
+/// Starts one wgmma of the warpgroup, as a group of its own: k-step @p q (8 k-steps) of a stage,
+/// the first operand in @p fragment, the second in @p a_tile (256 rows of A, 32 k-steps long).
+template <int N>
+__device__ __forceinline__ void multiply_step(const std::uint32_t (&fragment)[4],
+                                              const float* a_tile, int q, float (&acc)[N]) {
   fence_accumulators(acc);
   wgmma_fence();
-  const std::uint64_t b = tile_descriptor(shared_address(a_tile));
-#pragma unroll
-  for (int q = 0; q < kBatch / kMmaK; ++q) {
-    const std::uint64_t step = q * kMmaK * sizeof(float) >> 4;  // 32 bytes, in 16-byte units
-    wgmma_tf32(acc, fragments[4 * q], fragments[4 * q + 1], fragments[4 * q + 2],
-               fragments[4 * q + 3], b + step);
-  }
+  const std::uint64_t step = q * kMmaK * sizeof(float) >> 4;  // 32 bytes, in 16-byte units
+  wgmma_tf32(acc, fragment[0], fragment[1], fragment[2], fragment[3],
+             tile_descriptor(shared_address(a_tile)) + step);
   wgmma_commit();
 }
 
 /// Stores the warpgroup's accumulators (a 64 x 256 tile of C^T) into @p c (rows of @p pitch
 /// floats; m x n are written, none outside). @p row0 is the tile's first row of C, @p col0 the
 /// warpgroup's first column.
+template <int N>
 __device__ __forceinline__ void store_tile(float* __restrict__ c, std::size_t pitch, int m, int n,
-                                           int row0, int col0, const float (&acc)[kAccumulators]) {
+                                           int row0, int col0, const float (&acc)[N]) {
   const int thread = threadIdx.x % kWarpgroupThreads;
   const int warp = thread / kWarpSize;
   const int lane = thread % kWarpSize;
   const int col = col0 + warp / 2 * kSlabCols + slab_column(lane / 4, warp % 2);  // rows g, g + 8
   const bool pairs = pitch % 2 == 0 && reinterpret_cast<std::uintptr_t>(c) % sizeof(float2) == 0;
 #pragma unroll
-  for (int i = 0; i < kAccumulators; i += 4) {
+  for (int i = 0; i < N; i += 4) {
 #pragma unroll
     for (int half = 0; half < 2; ++half) {  // C^T columns 8j + 2t and 8j + 2t + 1
       const int row = row0 + (i / 4) * 8 + (lane % 4) * 2 + half;
@@ -405,6 +439,7 @@ struct Unit {
 /// Unit @p unit of @p work with @p cluster tiles per unit, in the tile order that shares L2:
 /// consecutive units walk down a group of 8 tile rows before moving right (chapter 7), and the
 /// slices of a tile are consecutive.
+template <int Rows = kTileRows>
 __device__ __forceinline__ Unit unit_at(int unit, const Work& work, int cluster) {
   const int split = unit % work.splits;
   const int tile = unit / work.splits;
@@ -414,7 +449,7 @@ __device__ __forceinline__ Unit unit_at(int unit, const Work& work, int cluster)
   const int first = group * kGroupRows;
   const int height = min(work.tile_rows - first, kGroupRows);
   const int within = tile % (kGroupRows * cols);
-  return {(first + within % height) * kTileRows, within / height * kTileCols * cluster, split};
+  return {(first + within % height) * Rows, within / height * kTileCols * cluster, split};
 }
 
 /// The units one block walks: @p first, then every @p step-th one after it.
@@ -476,7 +511,7 @@ __host__ __device__ constexpr unsigned release_blocks(unsigned rank, int cluster
 /// unit_walk() gives it (Persistent), or takes one. A unit with work.splits > 1 writes its sum
 /// into @p partial (work.splits slices of m x n) instead of @p c.
 /// @p Fragments reads a slab into registers (the bug hunt plants its own).
-template <bool Persistent, int Cluster, class Fragments = SlabFragments>
+template <bool Persistent, int Cluster, class Fragments = SlabFragments, int Rows = kTileRows>
 __global__ void __launch_bounds__(product_threads(), 1)
     product_kernel(const __grid_constant__ CUtensorMap a_map,
                    const __grid_constant__ CUtensorMap b_map, float* __restrict__ c,
@@ -485,13 +520,16 @@ __global__ void __launch_bounds__(product_threads(), 1)
   float* stages = reinterpret_cast<float*>(
       (reinterpret_cast<std::uintptr_t>(shared_bytes) + kSwizzleAtomBytes - 1) / kSwizzleAtomBytes *
       kSwizzleAtomBytes);
-  std::uint64_t* full = reinterpret_cast<std::uint64_t*>(stages + kStages * kStageBytes / 4);
-  std::uint64_t* empty = full + kStages;
+  static_assert(Cluster == 1 || Rows == kTileRows, "clusters share full tiles of A");
+  constexpr int kRing = ring_stages<Rows>();   // the ring's stages
+  constexpr int kBytes = stage_bytes<Rows>();  // bytes of one stage
+  std::uint64_t* full = reinterpret_cast<std::uint64_t*>(stages + kRing * kBytes / 4);
+  std::uint64_t* empty = full + kRing;
   const unsigned rank = Cluster > 1 ? cluster_rank() : 0;
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
   const int consumer = warpgroup - 1;  // -1: the producer
   if (threadIdx.x == 0) {
-    for (int s = 0; s < kStages; ++s) {
+    for (int s = 0; s < kRing; ++s) {
       barrier_init(&full[s], 1);
       barrier_init(&empty[s], empty_arrivals(Cluster));
     }
@@ -504,8 +542,8 @@ __global__ void __launch_bounds__(product_threads(), 1)
 
   const int units = work.tile_rows * (work.tile_cols / Cluster) * work.splits;
   const Walk walk = unit_walk(blockIdx.x, gridDim.x, Cluster, units, Persistent);
-  auto a_tile = [&](int s) { return stages + s * (kStageBytes / 4); };
-  auto slab = [&](int s, int i) { return a_tile(s) + kATileFloats + i * kSlabFloats; };
+  auto a_tile = [&](int s) { return stages + s * (kBytes / 4); };
+  auto slab = [&](int s, int i) { return a_tile(s) + Rows * kBatch + i * kSlabFloats; };
   auto batch_range = [&](int split) {
     const int begin = split * work.batches_per_split;
     return make_int2(begin, min(work.batches, begin + work.batches_per_split));
@@ -519,13 +557,13 @@ __global__ void __launch_bounds__(product_threads(), 1)
       int it = 0;  // batches copied so far, over all units: the ring's position
       for (int u = walk.first; u < units; u += walk.step) {
         // EXERCISE 8.2 end
-        const Unit unit = unit_at(u, work, Cluster);
+        const Unit unit = unit_at<Rows>(u, work, Cluster);
         const int col0 = unit.col0 + static_cast<int>(rank) * kTileCols;
         const int2 range = batch_range(unit.split);
         for (int batch = range.x; batch < range.y; ++batch, ++it) {
-          const int s = it % kStages;
-          barrier_wait(&empty[s], wait_parity(it, kStages, true));
-          barrier_arrive_expect(&full[s], kStageBytes);
+          const int s = it % kRing;
+          barrier_wait(&empty[s], wait_parity(it, kRing, true));
+          barrier_arrive_expect(&full[s], kBytes);
           if constexpr (Cluster > 1) {  // this block's share of A's tile, multicast
             const Share share = multicast_share(rank, Cluster);
             tma_load_multicast(a_tile(s) + share.row * kBatch, &a_map, &full[s], batch * kBatch,
@@ -542,55 +580,59 @@ __global__ void __launch_bounds__(product_threads(), 1)
     set_registers<232>();
     const int warp = threadIdx.x % kWarpgroupThreads / kWarpSize;
     const int lane = threadIdx.x % kWarpSize;
-    float acc[kAccumulators];
-    std::uint32_t fragments[kGroup][kFragments];
+    const int odd = warp % 2;                 // the warp's half of its slab
+    const int own = consumer * 2 + warp / 2;  // the warp's slab of the stage
+    float acc[tile_accumulators<Rows>()];
+    std::uint32_t fragments[kMmasPerStage]
+                           [4];      // one k-step's first operand each, loaded a step ahead
+    auto release = [&](int stage) {  // the warp is done with @p stage: it gives it back
+      if (lane != 0)
+        return;
+      if constexpr (Cluster > 1) {
+        const unsigned blocks = release_blocks(rank, Cluster);
+        for (int b = 0; b < Cluster; ++b) {
+          if (blocks >> b & 1u)
+            barrier_arrive_cluster(&empty[stage], b);
+        }
+      } else {
+        barrier_arrive(&empty[stage]);
+      }
+    };
     // EXERCISE 8.2 begin: where does the ring stand when the block starts its next unit?
     int it = 0;  // batches consumed so far, over all units: the ring's position
     for (int u = walk.first; u < units; u += walk.step) {
       // EXERCISE 8.2 end
-      const Unit unit = unit_at(u, work, Cluster);
+      const Unit unit = unit_at<Rows>(u, work, Cluster);
       const int col0 = unit.col0 + static_cast<int>(rank) * kTileCols + consumer * kMmaM;
       const int2 range = batch_range(unit.split);
 #pragma unroll
-      for (int i = 0; i < kAccumulators; ++i)
-        acc[i] = 0.0f;
-      for (int batch = range.x; batch < range.y; batch += kGroup) {
-        const int count = min(kGroup, range.y - batch);
+      for (float& value : acc)
+        value = 0.0f;
+      barrier_wait(&full[it % kRing], wait_parity(it, kRing, false));
+      Fragments{}(slab(it % kRing, own), odd, 0, fragments[0]);
+      for (int batch = range.x; batch < range.y; ++batch, ++it) {
+        const int s = it % kRing;
+        // Each k-step's wgmma is a group of its own; before it is issued, the next k-step's
+        // registers are loaded (those of the wgmma three groups back, which wait_group 2 has
+        // seen finish). Two wgmma stay in flight: the tensor cores never wait for a load.
 #pragma unroll
-        for (int j = 0; j < kGroup; ++j) {
-          if (j < count) {
-            const int s = (it + j) % kStages;
-            barrier_wait(&full[s], wait_parity(it + j, kStages, false));
-            Fragments{}(slab(s, consumer * 2 + warp / 2), warp % 2, fragments[j]);
+        for (int q = 0; q < kMmasPerStage; ++q) {
+          if (q + 1 < kMmasPerStage) {
+            Fragments{}(slab(s, own), odd, q + 1, fragments[q + 1]);
+          } else if (batch + 1 < range.y) {
+            const int next = (it + 1) % kRing;
+            barrier_wait(&full[next], wait_parity(it + 1, kRing, false));
+            Fragments{}(slab(next, own), odd, 0, fragments[0]);
           }
+          multiply_step(fragments[q], a_tile(s), q, acc);
+          wgmma_wait<2>();
+          if (q == 1 && batch > range.x)
+            release((it - 1) % kRing);  // the last stage's final wgmma is done
         }
-#pragma unroll
-        for (int j = 0; j < kGroup; ++j) {
-          if (j < count)
-            multiply_batch(fragments[j], a_tile((it + j) % kStages), acc);
-        }
-        // The wgmmas read the registers of B^T while they run: all must be done before the
-        // next loads overwrite them. The other consumer keeps the tensor cores busy meanwhile.
-        wgmma_wait<0>();
-        fence_accumulators(acc);
-        if (lane == 0) {  // the warp is done with the stages: it releases them
-#pragma unroll
-          for (int j = 0; j < kGroup; ++j) {
-            if (j < count) {
-              if constexpr (Cluster > 1) {
-                const unsigned blocks = release_blocks(rank, Cluster);
-                for (int b = 0; b < Cluster; ++b) {
-                  if (blocks >> b & 1u)
-                    barrier_arrive_cluster(&empty[(it + j) % kStages], b);
-                }
-              } else {
-                barrier_arrive(&empty[(it + j) % kStages]);
-              }
-            }
-          }
-        }
-        it += count;
       }
+      wgmma_wait<0>();
+      fence_accumulators(acc);
+      release((it - 1) % kRing);
       if (work.splits > 1)
         store_tile(partial + static_cast<std::size_t>(unit.split) * m * n, n, m, n, unit.row0, col0,
                    acc);
