@@ -615,7 +615,7 @@ class Judge:
                                + solution[0].failure())
             against = "of the solution's rate on this GPU"
         else:
-            reference, against = recorded_rate(self.ladder, self.chapter, runs[0], args)
+            reference, against = recorded_rate(self.ladder, self.chapter, runs[0])
             if not reference:
                 return Verdict(name, NOT_MEASURED, against)
         yours = max((r.rate() or 0) for r in runs)
@@ -660,12 +660,15 @@ def sizes_key(problem, text):
     return numbers
 
 
-def recorded_rate(ladder, chapter, run_, args):
+def recorded_rate(ladder, chapter, run_):
     """(the solution's rate recorded in results/ladder.csv on this GPU model at these sizes,
-    what it is against) or (None, why there is none)."""
+    what it is against) or (None, why there is none). The ladder records a chapter at its defaults
+    ("ch03") and at the best variant its description names ("ch03 dispatch"); the run's launch
+    choices say which of the two it ran."""
     device, sizes, problem = run_.first("device"), run_.first("sizes"), run_.first("problem")
-    variant = args[args.index("--variant") + 1] if "--variant" in args[:-1] else ""
-    names = {chapter.label} | ({f"{chapter.label} {variant}"} if variant else set())
+    best = (chapter.description or {}).get("best_variant") or ""
+    at_best = best and (run_.first("choices") or {}).get("variant") == best
+    names = {f"{chapter.label} {best}" if at_best else chapter.label}
     try:
         with open(ladder, encoding="utf-8") as handle:
             rows = list(csv.DictReader(handle))

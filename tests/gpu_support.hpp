@@ -4,6 +4,7 @@
 #pragma once
 
 #include "chapter_request.hpp"
+#include "course/cli.hpp"
 #include "course/problems.hpp"
 
 #include <cstddef>
@@ -53,7 +54,7 @@ constexpr Conv1dShape kConv1dShapes[] = {{1, 1},   {1, 7},   {7, 1},      {100, 
 bool gpu_tests_enabled(const char* chapter_label, bool solution);
 
 /// The launchers of a chapter at one of the choices a test covers (a step, a tile width, a
-/// thread mapping), with the name a failure reports it by (e.g. "--variant float4").
+/// thread mapping), with the name a failure reports it by (a step: as the command line names it).
 struct Choice {
   std::string name;
   ProblemSet set;
@@ -66,13 +67,13 @@ inline ProblemSet products(ProductLauncher matmul, ProductLauncher minplus) {
 }
 
 /// One choice per step of a chapter built in steps: @p steps is its kSteps ({step, name}), each
-/// choice named as on the command line ("--variant NAME"), with the launchers @p at_step(step)
-/// gives.
+/// choice named as on the command line (the course's variant flag and the step's name), with the
+/// launchers @p at_step(step) gives.
 template <class Steps, class AtStep>
 Choices each_step(const Steps& steps, AtStep at_step) {
   Choices choices;
   for (const auto& step : steps)
-    choices.push_back({"--variant " + std::string(step.name), at_step(step.step)});
+    choices.push_back({std::string(kVariantFlag) + " " + step.name, at_step(step.step)});
   return choices;
 }
 

@@ -247,16 +247,14 @@ inline course::Chapter describe() {
                             {Problem::matmul, Problem::minplus}, "product tile width"),
       course::number_option("--block", "block width", {std::begin(kBlocks), std::end(kBlocks)},
                             {Problem::conv2d}, "conv2d block width"),
-      {"--variant",
-       "kernel variant",
-       {"plain", "dispatch"},
-       {Problem::matmul, Problem::minplus, Problem::conv2d},
-       "run-time sizes (plain) or compiled kernels where there are some"}};
+      course::variant_option({"plain", "dispatch"},
+                             {Problem::matmul, Problem::minplus, Problem::conv2d},
+                             "run-time sizes (plain) or compiled kernels where there are some")};
   chapter.best_variant = "dispatch";
   chapter.launchers = [](const course::LaunchOptions& chosen) {
     const int tile = chosen.number("--tile");
     const int block = chosen.number("--block");
-    if (chosen.text("--variant") == "dispatch") {
+    if (chosen.variant() == "dispatch") {
       return course::ProblemSet{course::with_choice(dispatch::matmul, tile),
                                 course::with_choice(dispatch::minplus, tile),
                                 course::with_choice(dispatch::conv2d, block), conv1d};

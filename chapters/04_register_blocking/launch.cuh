@@ -249,7 +249,7 @@ inline void conv1d(const float* a, int n, const float* b, int m, float* y, cudaS
 inline course::Chapter describe() {
   course::Chapter chapter = course::make_chapter(4, "register blocking");
   chapter.launchers = [](const course::LaunchOptions& chosen) {
-    const Step step = course::chosen_step(kSteps, chosen.text("--variant"));
+    const Step step = course::chosen_step(kSteps, chosen.variant());
     return course::ProblemSet{course::with_choice(matmul, step), course::with_choice(minplus, step),
                               conv2d, conv1d};
   };

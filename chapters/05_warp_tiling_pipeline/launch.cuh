@@ -116,7 +116,7 @@ inline void minplus(const float* A, const float* B, float* C, int m, int n, int 
 inline course::Chapter describe() {
   course::Chapter chapter = course::make_chapter(5, "warp tiles and a cp.async pipeline");
   chapter.launchers = [](const course::LaunchOptions& chosen) {
-    const Step step = course::chosen_step(kSteps, chosen.text("--variant"));
+    const Step step = course::chosen_step(kSteps, chosen.variant());
     return course::ProblemSet{
         course::with_choice(matmul, step), course::with_choice(minplus, step), {}, {}};
   };

@@ -275,7 +275,7 @@ inline course::Chapter describe() {
   course::Chapter chapter = course::make_chapter(8, "persistent tiles and clusters");
   chapter.launchers = [](const course::LaunchOptions& chosen) {
     course::ProblemSet set;
-    set.matmul = course::with_choice(matmul, course::chosen_step(kSteps, chosen.text("--variant")));
+    set.matmul = course::with_choice(matmul, course::chosen_step(kSteps, chosen.variant()));
     set.arithmetic = matmul_arithmetic();
     return set;
   };

@@ -74,6 +74,11 @@ ChapterOption number_option(std::string flag, std::string name, const std::vecto
   return {std::move(flag), std::move(name), std::move(texts), std::move(problems), std::move(help)};
 }
 
+ChapterOption variant_option(std::vector<std::string> values, std::vector<Problem> problems,
+                             std::string help) {
+  return {kVariantFlag, "kernel variant", std::move(values), std::move(problems), std::move(help)};
+}
+
 const ChapterOption* ChapterFlags::option(const std::string& flag) const {
   for (const ChapterOption& offered : options) {
     if (offered.flag == flag)

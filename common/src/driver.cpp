@@ -206,15 +206,22 @@ void leave_to_earlier_chapters(Chapter& tensor_core_chapter, int minplus_chapter
   reasons[static_cast<int>(Problem::conv1d)] = convolutions;
 }
 
+std::vector<std::pair<std::string, std::string>> launch_choices(Problem problem,
+                                                                const LaunchOptions& chosen,
+                                                                const ChapterFlags& flags) {
+  std::vector<std::pair<std::string, std::string>> choices;
+  for (const ChapterOption& option : flags.options) {
+    if (std::find(option.problems.begin(), option.problems.end(), problem) != option.problems.end())
+      choices.emplace_back(option.flag.substr(2), chosen.text(option.flag));
+  }
+  return choices;
+}
+
 std::string describe_variant(Problem problem, const LaunchOptions& chosen,
                              const ChapterFlags& flags) {
   std::string text;
-  for (const ChapterOption& option : flags.options) {
-    if (std::find(option.problems.begin(), option.problems.end(), problem) == option.problems.end())
-      continue;
-    // "tile=32": the flag without its dashes, and the value.
-    text += (text.empty() ? "" : " ") + option.flag.substr(2) + "=" + chosen.text(option.flag);
-  }
+  for (const auto& [word, value] : launch_choices(problem, chosen, flags))
+    text += (text.empty() ? "" : " ") + word + "=" + value;
   return text;
 }
 
@@ -304,6 +311,8 @@ int run_problems(const Chapter& chapter, const ProblemSet& launchers, const Plan
       result.solution = chapter.solution;
       result.variant =
           bug != nullptr ? "bug=" + bug->name : describe_variant(problem, chosen, chapter.flags);
+      if (bug == nullptr)
+        result.choices = launch_choices(problem, chosen, chapter.flags);
       if (options.csv) {
         std::cout << csv_line(result) << "\n";
       } else if (options.json) {

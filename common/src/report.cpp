@@ -102,6 +102,10 @@ std::string result_json(const RunResult& result) {
   json.begin_object().member("device", result.device).member("chapter", result.chapter);
   json.member("edition", result.solution ? "solution" : "student");
   json.member("problem", problem_name(result.problem)).member("variant", result.variant);
+  json.key("choices").begin_object();
+  for (const auto& [word, value] : result.choices)
+    json.member(word, value);
+  json.end_object();
   json.member("sizes", result.sizes);
   json.member("median_ms", result.timing.median_ms).member("min_ms", result.timing.min_ms);
   json.member("max_ms", result.timing.max_ms).member("runs", result.timing.runs);

@@ -1,6 +1,8 @@
-// The shared command line: good values parse, every bad value is refused with the flag named. Then
-// the planted bugs: --bug and --list-bugs, the registration a chapter makes, and what the
-// executable prints and returns for them before any GPU work.
+// The shared command line: good values parse, every bad value is refused with the flag named. The
+// chapters' own options here are made up (--lanes, --stride, --order: no chapter has them), so that
+// these tests are the parser's whatever a chapter offers; --variant is the course's flag, with
+// made-up variants. Then the planted bugs: --bug and --list-bugs, the registration a chapter makes,
+// and what the executable prints and returns for them before any GPU work.
 #include "catch.hpp"
 #include "rejection.hpp"
 
@@ -10,6 +12,7 @@
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -19,16 +22,13 @@ using course::Problem;
 course::ChapterFlags all_flags() {
   course::ChapterFlags flags;
   flags.options = {
-      course::number_option("--tile", "tile width", {8, 16, 32},
-                            {Problem::matmul, Problem::minplus}, "product tile width"),
-      course::number_option("--block", "block width", {16, 32}, {Problem::conv2d},
-                            "conv2d block width"),
-      {"--mapping", "thread mapping", {"coalesced", "transposed"}, {Problem::matmul}, "mapping"},
-      {"--variant",
-       "kernel variant",
-       {"plain", "dispatch"},
-       {Problem::matmul, Problem::minplus, Problem::conv2d, Problem::conv1d},
-       "kernel variant"}};
+      course::number_option("--lanes", "lane count", {8, 16, 32},
+                            {Problem::matmul, Problem::minplus}, "product lane count"),
+      course::number_option("--stride", "stride", {16, 32}, {Problem::conv2d}, "conv2d stride"),
+      {"--order", "walk order", {"rows", "columns"}, {Problem::matmul}, "walk order"},
+      course::variant_option({"simple", "fused"},
+                             {Problem::matmul, Problem::minplus, Problem::conv2d, Problem::conv1d},
+                             "kernel variant")};
   flags.signal_demo = true;
   flags.max_taps = 4096;
   return flags;
@@ -36,8 +36,8 @@ course::ChapterFlags all_flags() {
 
 course::ChapterFlags bug_flags() {
   course::ChapterFlags flags;
-  flags.options = {course::number_option("--tile", "tile width", {32, 16}, {Problem::matmul},
-                                         "product tile width")};
+  flags.options = {course::number_option("--lanes", "lane count", {32, 16}, {Problem::matmul},
+                                         "product lane count")};
   flags.signal_demo = true;
   flags.bugs = {"no-barrier", "halo"};
   return flags;
@@ -117,8 +117,8 @@ TEST_CASE("defaults are the benchmark sizes", "[cli]") {
 
 TEST_CASE("good values parse", "[cli]") {
   const auto options = parse(words(
-      "-m 33 -n 65 -k 17 --problem matmul,conv1d --mask 3x5 --taps 4096 --tile 16 --block 32 "
-      "--mapping transposed --warmup 0 --variant dispatch --reps 3 --seed 18446744073709551615 "
+      "-m 33 -n 65 -k 17 --problem matmul,conv1d --mask 3x5 --taps 4096 --lanes 16 --stride 32 "
+      "--order columns --warmup 0 --variant fused --reps 3 --seed 18446744073709551615 "
       "--no-check --csv --height=7 --width 9 --no-compare"));
   CHECK(options.m == 33);
   CHECK(options.n == 65);
@@ -129,11 +129,12 @@ TEST_CASE("good values parse", "[cli]") {
   CHECK(options.mask_rows == 3);
   CHECK(options.mask_cols == 5);
   CHECK(options.taps == 4096);
-  CHECK(options.launch.number("--tile") == 16);
-  CHECK(options.launch.number("--block") == 32);
-  CHECK(options.launch.text("--mapping") == "transposed");
-  CHECK(options.launch.text("--variant") == "dispatch");
-  CHECK(parse({}).launch.text("--variant").empty());  // the default, filled in by the driver
+  CHECK(options.launch.number("--lanes") == 16);
+  CHECK(options.launch.number("--stride") == 32);
+  CHECK(options.launch.text("--order") == "columns");
+  CHECK(options.launch.text("--variant") == "fused");
+  CHECK(options.launch.variant() == "fused");
+  CHECK(parse({}).launch.variant().empty());  // the default, filled in by the driver
   CHECK(options.warmup == 0);
   CHECK(options.reps == 3);
   CHECK(options.seed == 18446744073709551615ull);
@@ -173,12 +174,12 @@ TEST_CASE("bad values are refused with the flag and the value named", "[cli]") {
       {{"--mask", "x3"}, "--mask"},
       {{"--taps", "4097"}, "4096"},
       {{"--taps", "0"}, "--taps"},
-      {{"--tile", "12"}, "8, 16, 32"},
-      {{"--block", "8"}, "--block"},
-      {{"--tile", "8x"}, "\"8x\""},
-      {{"--mapping", "diagonal"}, "\"diagonal\""},
-      {{"--variant", "fastest"}, "plain, dispatch"},
-      {{"--variant", "Plain"}, "\"Plain\""},
+      {{"--lanes", "12"}, "8, 16, 32"},
+      {{"--stride", "8"}, "--stride"},
+      {{"--lanes", "8x"}, "\"8x\""},
+      {{"--order", "diagonal"}, "\"diagonal\""},
+      {{"--variant", "fastest"}, "simple, fused"},
+      {{"--variant", "Simple"}, "\"Simple\""},
       {{"--variant", ""}, "--variant"},
       {{"--variant"}, "--variant"},
       {{"--reps", "0"}, "--reps"},
@@ -206,9 +207,9 @@ TEST_CASE("bad values are refused with the flag and the value named", "[cli]") {
 
 TEST_CASE("chapter-specific flags exist only where the chapter offers them", "[cli]") {
   const course::ChapterFlags none;
-  CHECK_THROWS_AS(parse({"--tile", "16"}, none), course::UsageError);
-  CHECK_THROWS_AS(parse({"--mapping", "coalesced"}, none), course::UsageError);
-  CHECK_THROWS_AS(parse({"--variant", "plain"}, none), course::UsageError);
+  CHECK_THROWS_AS(parse({"--lanes", "16"}, none), course::UsageError);
+  CHECK_THROWS_AS(parse({"--order", "rows"}, none), course::UsageError);
+  CHECK_THROWS_AS(parse({"--variant", "simple"}, none), course::UsageError);
   CHECK_THROWS_AS(parse({"--signal-csv", "x.csv"}, none), course::UsageError);
   course::ChapterFlags compiled_masks;
   compiled_masks.mask_sides = {3, 5, 7, 13};
@@ -249,18 +250,18 @@ TEST_CASE("a chapter with compiled tap counts takes only those", "[cli]") {
 TEST_CASE("usage lists the flags the chapter offers", "[cli]") {
   const std::string text = course::usage("ch", all_flags());
   for (const char* flag :
-       {"--problem", "--tile", "--block", "--mapping", "--variant", "--signal-csv", "--reps",
+       {"--problem", "--lanes", "--stride", "--order", "--variant", "--signal-csv", "--reps",
         "--warmup", "--seed", "--no-check", "--no-compare", "--csv", "--json", "--describe",
         "--exercises", "--help"}) {
     INFO(flag);
     CHECK(contains(text, flag));
   }
-  CHECK(contains(text, "plain, dispatch"));
+  CHECK(contains(text, "simple, fused"));
   const std::string plain = course::usage("ch", course::ChapterFlags{});
-  CHECK_FALSE(contains(plain, "--tile"));
+  CHECK_FALSE(contains(plain, "--lanes"));
   CHECK_FALSE(contains(plain, "--variant"));
   CHECK(contains(text,
-                 "  --variant V       kernel variant: plain, dispatch (the first is the "
+                 "  --variant V       kernel variant: simple, fused (the first is the "
                  "default)\n"));
   CHECK(contains(text, "  --taps M          conv1d mask length (default 127, at most 4096)\n"));
   CHECK(contains(plain, "  --taps M          conv1d mask length (default 127)\n"));
@@ -276,22 +277,27 @@ TEST_CASE("usage lists the flags the chapter offers", "[cli]") {
 TEST_CASE("the driver fills in the default choices and names the variant in reports", "[cli]") {
   const course::ChapterFlags flags = all_flags();
   const course::LaunchOptions defaults = course::chosen_launch(parse({}), flags);
-  CHECK(defaults.number("--tile") == 8);
-  CHECK(defaults.number("--block") == 16);
-  CHECK(defaults.text("--variant") == "plain");
+  CHECK(defaults.number("--lanes") == 8);
+  CHECK(defaults.number("--stride") == 16);
+  CHECK(defaults.variant() == "simple");
   CHECK(course::describe_variant(course::Problem::conv2d, defaults, flags) ==
-        "block=16 variant=plain");
+        "stride=16 variant=simple");
   CHECK(course::describe_variant(course::Problem::matmul, defaults, flags) ==
-        "tile=8 mapping=coalesced variant=plain");
+        "lanes=8 order=rows variant=simple");
+  using Choices = std::vector<std::pair<std::string, std::string>>;
+  CHECK(course::launch_choices(course::Problem::matmul, defaults, flags) ==
+        Choices{{"lanes", "8"}, {"order", "rows"}, {"variant", "simple"}});
+  CHECK(course::launch_choices(course::Problem::conv1d, defaults, flags) ==
+        Choices{{"variant", "simple"}});
   const course::LaunchOptions chosen =
-      course::chosen_launch(parse({"--variant", "dispatch", "--tile", "32"}), flags);
-  CHECK(chosen.text("--variant") == "dispatch");
-  CHECK(course::describe_variant(course::Problem::conv1d, chosen, flags) == "variant=dispatch");
+      course::chosen_launch(parse({"--variant", "fused", "--lanes", "32"}), flags);
+  CHECK(chosen.variant() == "fused");
+  CHECK(course::describe_variant(course::Problem::conv1d, chosen, flags) == "variant=fused");
   // No --variant in the chapter: nothing filled in, nothing reported.
-  const course::ChapterFlags tiles_only = bug_flags();
-  const course::LaunchOptions plain = course::chosen_launch(parse({}, tiles_only), tiles_only);
-  CHECK(plain.text("--variant").empty());
-  CHECK(course::describe_variant(course::Problem::matmul, plain, tiles_only) == "tile=32");
+  const course::ChapterFlags lanes_only = bug_flags();
+  const course::LaunchOptions plain = course::chosen_launch(parse({}, lanes_only), lanes_only);
+  CHECK(plain.variant().empty());
+  CHECK(course::describe_variant(course::Problem::matmul, plain, lanes_only) == "lanes=32");
 }
 
 TEST_CASE("the flag --bug takes a planted bug's name and --list-bugs takes no value",
@@ -324,11 +330,11 @@ TEST_CASE("the flag --bug refuses an unknown name with the names it takes", "[cl
 
 TEST_CASE("a planted bug runs its own launch: launch choices and the demo are refused with it",
           "[cli][bugs]") {
-  CHECK(contains(refusal({"--bug", "halo", "--tile", "16"}, bug_flags()), "--tile"));
-  CHECK(refusal({"--tile", "16", "--bug", "halo"}, bug_flags()).find("--bug") == 0);
+  CHECK(contains(refusal({"--bug", "halo", "--lanes", "16"}, bug_flags()), "--lanes"));
+  CHECK(refusal({"--lanes", "16", "--bug", "halo"}, bug_flags()).find("--bug") == 0);
   CHECK(contains(refusal({"--bug", "halo", "--signal-csv", "x.csv"}, bug_flags()),
                  "--signal-csv \"x.csv\""));
-  CHECK(refusal({"--tile", "16"}, bug_flags()).empty());
+  CHECK(refusal({"--lanes", "16"}, bug_flags()).empty());
 }
 
 TEST_CASE("usage names --bug with the chapter's bugs, and --list-bugs", "[cli][bugs]") {

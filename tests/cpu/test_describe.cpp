@@ -1,6 +1,7 @@
 // What a chapter takes, as --help and the README's table describe it, agrees with what its command
-// line accepts: every size, mask, tile and block that the parser refuses is absent from the
-// description, and every one it accepts is there.
+// line accepts: every size, mask and launch choice that the parser refuses is absent from the
+// description, and every one it accepts is there. The launch choices are made up (--lanes,
+// --stride: no chapter has them), so that these tests are the description's, not a chapter's.
 #include "catch.hpp"
 #include "rejection.hpp"
 
@@ -41,7 +42,7 @@ bool mentions(const std::string& text, const std::string& what) {
 }
 
 // The numbers of the clause of @p text that starts with @p label and ends at ';' or the end, e.g.
-// {32, 16, 8} from "...; tile width 32 (default), 16 or 8; ...".
+// {32, 16, 8} from "...; lane count 32 (default), 16 or 8; ...".
 std::set<int> listed(const std::string& text, const std::string& label) {
   std::set<int> numbers;
   const std::size_t start = text.find(label);
@@ -74,19 +75,18 @@ TEST_CASE("the description lists exactly the masks the command line accepts", "[
   }
 }
 
-TEST_CASE("the description lists exactly the tiles and blocks offered", "[describe]") {
+TEST_CASE("the description lists exactly the launch choices offered", "[describe]") {
   course::ChapterFlags flags;
   flags.options = {
-      course::number_option("--tile", "tile width", {32, 16, 8},
-                            {course::Problem::matmul, course::Problem::minplus}, "tile"),
-      course::number_option("--block", "block width", {32, 16}, {course::Problem::conv2d},
-                            "block")};
+      course::number_option("--lanes", "lane count", {32, 16, 8},
+                            {course::Problem::matmul, course::Problem::minplus}, "lanes"),
+      course::number_option("--stride", "stride", {32, 16}, {course::Problem::conv2d}, "stride")};
   const course::ChapterSupport support = support_of(flags);
   INFO(support.products << "\n" << support.conv2d);
-  CHECK(mentions(support.products, "; tile width 32 (default), 16 or 8"));
-  CHECK_FALSE(mentions(support.products, "block"));
-  CHECK(mentions(support.conv2d, "; block width 32 (default) or 16"));
-  CHECK_FALSE(mentions(support.conv2d, "tile"));
+  CHECK(mentions(support.products, "; lane count 32 (default), 16 or 8"));
+  CHECK_FALSE(mentions(support.products, "stride"));
+  CHECK(mentions(support.conv2d, "; stride 32 (default) or 16"));
+  CHECK_FALSE(mentions(support.conv2d, "lane"));
 }
 
 TEST_CASE("the description names the problems the chapter has and the tap limit", "[describe]") {

@@ -261,3 +261,14 @@ TEST_CASE("a failed result's JSON has null rate, peak share and speedup", "[repo
   CHECK(passed.find("\"verdict\":\"PASS\"") != std::string::npos);
   CHECK(passed.find("\"speedup\":null") == std::string::npos);
 }
+
+TEST_CASE("a result's JSON gives its launch choices as data as well as in words", "[report]") {
+  course::RunResult result = absurd_result(true);
+  CHECK(course::result_json(result).find("\"choices\":{}") != std::string::npos);
+  result.variant = "lanes=16 variant=fused";
+  result.choices = {{"lanes", "16"}, {"variant", "fused"}};
+  const std::string json = course::result_json(result);
+  INFO(json);
+  CHECK(json.find("\"variant\":\"lanes=16 variant=fused\"") != std::string::npos);
+  CHECK(json.find("\"choices\":{\"lanes\":\"16\",\"variant\":\"fused\"}") != std::string::npos);
+}

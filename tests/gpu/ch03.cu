@@ -18,12 +18,13 @@ using course::with_choice;
 
 namespace {
 
-// Tile widths: the three that --tile offers (the first is the default), and widths that no
-// chapter compiles, which only a run-time width can have (odd ones: a warp spans parts of rows).
+// Tile widths: the three the chapter compiles and offers (ch03::kTiles, the first the default),
+// and widths that no chapter compiles, which only a run-time width can have (odd ones: a warp
+// spans parts of rows).
 constexpr int kTileChoices[] = {32, 16, 8, 4, 12, 24, 13};
 
-// conv2d block widths: the three that --block offers (the first is the default), and odd widths,
-// where a warp spans parts of several tile rows.
+// conv2d block widths: the three the chapter offers (ch03::kBlocks, the first the default), and
+// odd widths, where a warp spans parts of several tile rows.
 constexpr int kBlockChoices[] = {32, 16, 8, 5, 13};
 
 // The dynamic shared bytes of the last checked launch.

@@ -8,6 +8,8 @@
 #include "catch.hpp"
 #include "gpu_support.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <stdexcept>
 
 namespace testing = course::testing;
@@ -65,7 +67,9 @@ TEST_CASE("ch04 refuses products too large to pad before allocating anything", "
   float* p = &dummy;
   const int too_large = 2147483647;
   for (ch04::Step step : {ch04::Step::float4, ch04::Step::prefetch}) {
-    INFO("--variant " << (step == ch04::Step::float4 ? "float4" : "prefetch"));
+    const auto named = std::find_if(std::begin(ch04::kSteps), std::end(ch04::kSteps),
+                                    [step](const ch04::StepName& s) { return s.step == step; });
+    INFO(course::kVariantFlag << " " << named->name);
     CHECK_THROWS_AS(ch04::matmul(p, p, p, too_large, 1, 1, nullptr, step), std::invalid_argument);
     CHECK_THROWS_AS(ch04::minplus(p, p, p, 1, too_large, 1, nullptr, step), std::invalid_argument);
     CHECK_THROWS_AS(ch04::matmul(p, p, p, 1, 1, too_large, nullptr, step), std::invalid_argument);

@@ -66,7 +66,7 @@ TEST_CASE("ch05 refuses products too large to pad before allocating anything", "
   float* p = &dummy;
   const int too_large = 2147483647;
   for (const ch05::StepName& step : ch05::kSteps) {
-    INFO("--variant " << step.name);
+    INFO(course::kVariantFlag << " " << step.name);
     CHECK_THROWS_AS(ch05::matmul(p, p, p, too_large, 1, 1, nullptr, step.step),
                     std::invalid_argument);
     CHECK_THROWS_AS(ch05::minplus(p, p, p, 1, too_large, 1, nullptr, step.step),

@@ -26,8 +26,9 @@ EXECUTABLE = textwrap.dedent('''\
         if env.get("FAKE_NO_BUGS") == "fails":
             sys.exit(1)
         products = ["matmul", "minplus"]
-        options = [{"flag": "--tile", "values": ["32", "16"], "problems": products},
-                   {"flag": "--variant", "values": ["plain", "dispatch"], "problems": products}]
+        # Launch choices no chapter has (the harness takes any chapter's from its description).
+        options = [{"flag": "--lanes", "values": ["32", "16"], "problems": products},
+                   {"flag": "--variant", "values": ["simple", "fused"], "problems": products}]
         print(json.dumps({
             "schema": 1,
             "problems": [{"name": p, "offered": True} for p in PROBLEMS],
@@ -179,9 +180,9 @@ def main():
         expect("a case too large for the machine skips", folder, "cases --mode=boundary", 0,
                "SKIPPED: this machine cannot hold", FAKE_REFUSE=1)
         # --dry-run lists the command lines: every launch choice, the compiled tap counts.
-        expect("sanitize: every tile in every kernel variant", folder,
+        expect("sanitize: every launch choice in every kernel variant", folder,
                "sanitize --tool=memcheck --problem=matmul --dry-run", 0,
-               "--problem matmul -m 33 -n 65 -k 17 --tile 16 --variant dispatch",
+               "--problem matmul -m 33 -n 65 -k 17 --lanes 16 --variant fused",
                FAKE_LAUNCH_CHOICES=1)
         expect("edge sizes: the middle of the compiled tap counts", folder,
                "cases --mode=edge --problem=conv1d --dry-run", 0,

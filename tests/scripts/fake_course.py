@@ -8,6 +8,7 @@ mistake at a time and see the right criterion catch it:
                           the executable's check (its runs print --json's objects)
   FAKE_RATE_STUDENT, FAKE_RATE_SOLUTION   the rate each edition reports (default 10)
   FAKE_DEVICE             the device the run reports (default FAKE GPU)
+  FAKE_CHOICES            the launch choices the run reports, as JSON (default {})
   FAKE_LOCAL              local bytes the run reports for its kernel (default 0)
   FAKE_SANITIZER_<TOOL>   clean or errors
   FAKE_RES_USAGE, FAKE_SASS   the files cuobjdump -res-usage and -sass print
@@ -66,6 +67,7 @@ EXECUTABLE = textwrap.dedent('''\
         print(json.dumps({
             "device": os.environ.get("FAKE_DEVICE", "FAKE GPU"), "chapter": 9,
             "edition": edition, "problem": name, "variant": "", "sizes": sizes[name],
+            "choices": json.loads(os.environ.get("FAKE_CHOICES", "{}")),
             "median_ms": 0.5, "rate": None if wrong else rate, "unit": "TFLOP/s",
             "kernels": [{"name": "course::pad_transposed", "local_bytes": 0},
                         {"name": kernels[name],

@@ -283,6 +283,19 @@ class HandOutTest(Fixture):
                       "k=4096 (results/ladder.csv)", done.stdout)
         self.assert_status(done.stdout, "9.2", "unconfirmed")
 
+    def test_a_run_of_the_best_variant_is_against_the_best_variant_recorded(self):
+        ladder = os.path.join(self.folder.name, "ladder.csv")
+        with open(ladder, "w", encoding="utf-8") as handle:
+            handle.write(self.LADDER + "NVIDIA H100 80GB HBM3,2026-11-25,matmul,4096,9,"
+                         "ch09 fused,PASS,20\n")
+        self.course.write("FAKE_DESCRIBE",
+                          json.dumps(dict(fake_course.description(), best_variant="fused")))
+        gpu = "NVIDIA H100 80GB HBM3"
+        at_best = self.progress("--ladder", ladder, device=gpu, choices='{"variant": "fused"}')
+        self.assertIn("(10 against 20 TFLOP/s", at_best.stdout.replace("\n", " "))
+        at_default = self.progress("--ladder", ladder, device=gpu, choices='{"variant": "plain"}')
+        self.assertIn("(10 against 12.5 TFLOP/s", at_default.stdout.replace("\n", " "))
+
 
 class WithoutGpuTest(Fixture):
     def test_cpu_criteria_are_reported_and_the_rest_needs_a_gpu(self):

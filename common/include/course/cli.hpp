@@ -37,10 +37,16 @@ struct ChapterOption {
 ChapterOption number_option(std::string flag, std::string name, const std::vector<int>& values,
                             std::vector<Problem> problems, std::string help);
 
-/// The flag through which a chapter built in steps names the step (its kernel variant): a
-/// chapter declares it among its options; the driver and the ladder run a chapter "at its best"
-/// (Chapter::best_variant) through it.
+/// The course's flag for a chapter's kernel variants, like `--problem` one flag of the course: a
+/// chapter with several ways to run its kernels (a chapter built in steps: the lesson's steps)
+/// gives only their names, with variant_option(); the driver and the ladder run a chapter "at its
+/// best" (Chapter::best_variant) through it.
 inline constexpr const char* kVariantFlag = "--variant";
+
+/// The chapter's option of the course's flag kVariantFlag: the variants' names @p values (the
+/// default first), for the launchers of @p problems.
+ChapterOption variant_option(std::vector<std::string> values, std::vector<Problem> problems,
+                             std::string help);
 
 /// What a chapter's executable offers beyond the common flags.
 struct ChapterFlags {
@@ -73,6 +79,8 @@ struct LaunchOptions {
   std::string text(const std::string& flag) const;
   /// The value chosen for @p flag as a number; 0 when none.
   int number(const std::string& flag) const;
+  /// The kernel variant chosen (the value of kVariantFlag); "" when none.
+  std::string variant() const { return text(kVariantFlag); }
   /// Chooses @p value for @p flag, in place of any earlier choice.
   void set(const std::string& flag, const std::string& value);
 };

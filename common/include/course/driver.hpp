@@ -244,12 +244,12 @@ std::vector<std::string> step_names(const StepName (&steps)[Count]) {
   return names;
 }
 
-/// The `--variant` option of a chapter built in steps: the names of @p steps (the chapter's kSteps,
-/// the default first), for the launchers of @p problems.
+/// The variant option (variant_option()) of a chapter built in steps: the names of @p steps (the
+/// chapter's kSteps, the default first), for the launchers of @p problems.
 template <typename StepName, std::size_t Count>
 ChapterOption step_option(const StepName (&steps)[Count], std::vector<Problem> problems,
                           std::string help) {
-  return {kVariantFlag, "kernel variant", step_names(steps), std::move(problems), std::move(help)};
+  return variant_option(step_names(steps), std::move(problems), std::move(help));
 }
 
 /// Chapter::missing_reasons of a chapter whose kernels run on tensor cores: it offers matmul only,
@@ -258,8 +258,14 @@ ChapterOption step_option(const StepName (&steps)[Count], std::vector<Problem> p
 void leave_to_earlier_chapters(Chapter& tensor_core_chapter, int minplus_chapter,
                                int convolution_chapter);
 
-/// The launch choices a report shows for @p problem in a chapter with @p flags, e.g. "tile=32"
-/// or "tile=32 variant=dispatch".
+/// The launch choices that matter for @p problem in a chapter with @p flags: (the flag without its
+/// dashes, the value chosen) of each option whose problems include it, in the chapter's order.
+std::vector<std::pair<std::string, std::string>> launch_choices(Problem problem,
+                                                                const LaunchOptions& chosen,
+                                                                const ChapterFlags& flags);
+
+/// The launch choices a report shows for @p problem in a chapter with @p flags (launch_choices()
+/// as "word=value", separated by spaces), e.g. "tile=32" or "tile=32 variant=dispatch".
 std::string describe_variant(Problem problem, const LaunchOptions& chosen,
                              const ChapterFlags& flags);
 

@@ -10,6 +10,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace course {
@@ -36,10 +37,12 @@ struct RunResult {
   bool solution = false;              ///< solution edition (false: the student's kernels)
   Problem problem = Problem::matmul;  ///< which problem
   std::string variant;                ///< launch options that matter, e.g. "tile=32"
-  std::string sizes;                  ///< e.g. "4096x4096x4096" or "8192x8192 mask 13x13"
-  TimingStats timing;                 ///< the kernel's times
-  double rate = 0;                    ///< work per second in rate_unit
-  std::string rate_unit;              ///< "TFLOP/s", "Tstep/s", "Gpixel/s" or "Gsample/s"
+  /// The same as data: (the flag's word, the value) of each, e.g. ("tile", "32"); none for a bug.
+  std::vector<std::pair<std::string, std::string>> choices;
+  std::string sizes;         ///< e.g. "4096x4096x4096" or "8192x8192 mask 13x13"
+  TimingStats timing;        ///< the kernel's times
+  double rate = 0;           ///< work per second in rate_unit
+  std::string rate_unit;     ///< "TFLOP/s", "Tstep/s", "Gpixel/s" or "Gsample/s"
   double flops = 0;          ///< arithmetic of one run (FP32 operations; min-plus steps count 2)
   double peak_percent = 0;   ///< share of the device's relevant peak; 0 if unknown
   std::string peak_name;     ///< which peak: "FP32 peak", "min-plus peak" or "TF32 tensor peak"
