@@ -206,23 +206,15 @@ def measure(chapter, entry, prefer_solution=False):
 
 def read_recorded(root):
     """Every record of results/predictions.jsonl (none when there is no such file)."""
-    try:
-        with open(os.path.join(root, RECORDED), encoding="utf-8") as handle:
-            lines = [line for line in handle.read().splitlines() if line.strip()]
-    except OSError:
+    path = os.path.join(root, RECORDED)
+    if not os.path.exists(path):
         return []
-    records = []
-    for number, line in enumerate(lines, 1):
-        try:
-            record = json.loads(line)
-        except ValueError:
-            record = None
-        if not isinstance(record, dict) or not all(record.get(key) for key in
-                                                   ("prediction", "device", "date", "args")):
-            raise PredictError(f"{RECORDED}:{number}: not a recorded measurement (a run's --json "
-                               "object or ncu's totals, with prediction, device, date and args)")
-        records.append(record)
-    return records
+    try:
+        return course_description.read_runs(
+            path, ("prediction", "device", "date", "args"),
+            "a recorded measurement (a run's --json object, or ncu's totals)")
+    except (OSError, ValueError) as error:
+        raise PredictError(str(error)) from None
 
 
 def recorded(root, identifier):

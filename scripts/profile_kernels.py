@@ -192,20 +192,11 @@ def write_records(records, path):
 
 def read_records(path):
     """The records of a profile (scripts/profile.sh writes them: results/profile.jsonl)."""
-    with open(path, encoding="utf-8") as handle:
-        lines = [line for line in handle.read().splitlines() if line.strip()]
-    records = []
-    for number, line in enumerate(lines, 1):
-        try:
-            record = json.loads(line)
-        except ValueError:
-            record = None
-        missing = ([key for key in ("chapter", "edition", "problem", "device", "flops", "ncu")
-                    if key not in record] if isinstance(record, dict) else ["a JSON object"])
-        if missing or not isinstance(record["ncu"], dict):
-            raise ValueError(f"{path}:{number}: not a profile record (a run's --json object "
-                             f"with ncu's metrics): missing {', '.join(missing) or 'ncu'}")
-        records.append(record)
+    records = course_description.read_runs(
+        path, ("chapter", "edition", "problem", "device", "flops", "ncu"),
+        "a profile record (a run's --json object with ncu's metrics)")
+    if any(not isinstance(record["ncu"], dict) for record in records):
+        raise ValueError(f"{path}: a record's ncu is not an object of metrics")
     if not records:
         raise ValueError(f"{path}: no records")
     return records
