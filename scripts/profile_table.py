@@ -20,14 +20,14 @@ SHARED = {"requests": ("smsp__inst_executed_op_shared_ld.sum",
 STALL_PREFIX, STALL_SUFFIX = "smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"
 
 
-def as_float(value):
-    """@p value where it is a number, 0.0 where the field was empty, null or text."""
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
-
-
 def number(value):
     """@p value as a float where it is a number, None otherwise (shown as "-")."""
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def as_float(value):
+    """@p value where it is a number, 0.0 where the field was empty, null or text."""
+    return number(value) or 0.0
 
 
 def total(ncu, *metrics):
