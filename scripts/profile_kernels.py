@@ -152,7 +152,7 @@ def offered_problems(executable):
         raise ProfileError(f"{error}: rebuild the course", EXIT_FAILED) from error
 
 
-def profile_problem(ncu, metrics, chapter, edition, executable, problem, extra, log):
+def profile_problem(ncu, metrics, executable, problem, extra, log):
     """Profiles one problem; returns its record: the run's `--json` object, with ncu's metrics of
     its main kernel's last launch (and the kernel's name) under "ncu"."""
     command = [ncu, "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none",
@@ -179,7 +179,7 @@ def profile_problem(ncu, metrics, chapter, edition, executable, problem, extra, 
     main = max(launches, key=lambda launch: as_float(launch.get("gpu__time_duration.sum")))
     last = [launch for launch in launches if launch.get("Kernel Name") == main.get("Kernel Name")]
     kept = ["Kernel Name"] + metrics
-    record = dict(runs[-1], chapter=chapter, edition=edition)
+    record = dict(runs[-1])
     record["ncu"] = {name: last[-1][name] for name in kept if last[-1].get(name, "") != ""}
     return record
 
@@ -305,7 +305,7 @@ def profile(args, log_folder):
         at = extra.index("--problem")
         chosen = [p for p in "".join(extra[at + 1:at + 2]).split(",") if p]
         del extra[at:at + 2]
-    rows = []
+    records = []
     with open(os.path.join(log_folder, "profile.log"), "w", encoding="utf-8") as log:
         for chapter in select_chapters(args):
             executable = chapter["solution" if solution else "student"]
@@ -319,10 +319,8 @@ def profile(args, log_folder):
             # Without size flags the executables run the ladder's benchmark sizes (their defaults).
             for problem in chosen or offered_problems(executable):
                 print(f"==> profiling chapter {chapter['number']} {problem}", file=sys.stderr)
-                rows.append(profile_problem(ncu, metrics, chapter["number"],
-                                            "solution" if solution else "student", executable,
-                                            problem, extra, log))
-    return rows
+                records.append(profile_problem(ncu, metrics, executable, problem, extra, log))
+    return records
 
 
 def draw(records, results):
