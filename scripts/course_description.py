@@ -1,7 +1,8 @@
 """The chapters of a build, as the tools read them: the list from <build>/course_chapters.json
 (which CMake writes), and everything about a chapter from its executable's `--describe` (one JSON
 object; docs/pages/tools.md documents its fields). `validate()` says what is wrong with a
-description. Standard library only.
+description. `read_runs()` reads a file of recorded runs (the runs' `--json` objects, one per
+line, as the profile and the predictions keep them). Standard library only.
 """
 
 import json
@@ -19,6 +20,28 @@ SASS_ORDERS = ("prefetch",)  # what a sass check's "order" may ask for (scripts/
 
 class DescriptionError(Exception):
     """A manifest or a description that is missing or malformed; the message says what to do."""
+
+
+def read_runs(path, fields, what):
+    """The objects of the JSON-lines file @p path, one per non-empty line, in order; a ValueError
+    that names the line when one is not a JSON object with every key of @p fields (@p what says
+    what a line should be)."""
+    with open(path, encoding="utf-8") as handle:
+        lines = handle.read().splitlines()
+    runs = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            run = json.loads(line)
+        except ValueError:
+            run = None
+        missing = ([key for key in fields if run.get(key) in (None, "")]
+                   if isinstance(run, dict) else ["a JSON object"])
+        if missing:
+            raise ValueError(f"{path}:{number}: not {what}: missing {', '.join(missing)}")
+        runs.append(run)
+    return runs
 
 
 def read_manifest(build_dir):

@@ -8,13 +8,14 @@ What measures the answer is the chapter's description (`--describe`: its "predic
 the command lines that measure it and what to show of them: time, rate, speedup, kernel, or ncu
 with its metrics); the student's executable runs them, or the solution's when the student's
 kernels do not pass yet. Without a GPU (or without ncu, or its counters) the measurement recorded
-in results/predictions.csv is shown, with its GPU and date: numbers only, the reasoning stays in
-the instructors' answer key. `--record` (on a GPU, with the solutions built) writes that file.
-Standard library only.
+in results/predictions.jsonl is shown, with its GPU and date: numbers only, the reasoning stays in
+the instructors' answer key. `--record` (on a GPU, with the solutions built) writes that file:
+one line per measured run, the run's own `--json` object (or ncu's totals, under "ncu") with the
+prediction's id, the date and the command line added (docs/pages/tools.md). What is shown of a
+run is drawn the same way from a fresh measurement and from a recorded one. Standard library only.
 """
 
 import argparse
-import csv
 import datetime
 import itertools
 import json
@@ -27,8 +28,7 @@ import progress
 from progress import NoDevice, ProgressError, Run, course_description
 
 EXIT_OK, EXIT_USAGE, EXIT_NO_DEVICE, EXIT_ERROR = 0, 2, 3, 4
-RECORDED = os.path.join("results", "predictions.csv")
-COLUMNS = ["id", "device", "date", "run", "measure", "value"]
+RECORDED = os.path.join("results", "predictions.jsonl")
 LEFT = 34  # width of the prediction's column
 
 
@@ -130,48 +130,61 @@ def ask(identifier, given):
 # ---- the measurement --------------------------------------------------------------------------
 
 def measure_run(executable, args, entry):
-    """[(measure, value)] of one command line: the --json fields of `show`, or ncu's metrics.
-    NoDevice without a GPU; a PredictError when ncu cannot measure (the text says why)."""
-    show, pairs = entry.get("show", []), []
+    """(records, device) of one command line: ncu's totals of the entry's metrics ({"ncu":
+    {metric: total}}) where it shows ncu, and the run's --json objects where it shows more.
+    NoDevice without a GPU; a PredictError when ncu cannot measure (the text says why); a
+    ValueError when the kernels fail their check."""
+    show, records = entry.get("show", []), []
     if "ncu" in show:
         kernel = entry.get("kernel")
         extra = (["--kernel-name", f"regex:{kernel}"] if kernel else [])
+        totals = {}
         for metric in entry.get("metrics", []):
             total, why = progress.Judge.ncu_total(executable, args, metric, extra)
             if total is None:
                 raise PredictError(why)
-            pairs.append((metric, f"{total:,.0f}"))
-    rest = [s for s in show if s != "ncu"]
-    if rest:
-        run_ = Run(executable, args)
+            totals[metric] = total
+        records.append({"ncu": totals})
+    run_ = Run(executable, args)  # with the counters only, it names the GPU
+    if any(what != "ncu" for what in show):
         if not run_.passed():
             raise ValueError(run_.failure())
-        for result in run_.results:
-            what = f"{result.get('problem')}" + (f" {result['variant']}"
-                                                 if result.get("variant") else "")
-            if "time" in rest:
-                pairs.append((f"{what} time", f"{result.get('median_ms'):.4g} ms"))
-            if "rate" in rest:
-                pairs.append((f"{what} rate", f"{result.get('rate'):.4g} {result.get('unit')}"))
-            if "speedup" in rest and result.get("speedup"):
-                pairs.append((f"{what} speedup", f"{result['speedup']:.2f}x over chapter "
-                                                  f"{result.get('previous_chapter')}"))
-            if "kernel" in rest:
-                for kernel in result.get("kernels", [])[-1:]:
-                    shared = (kernel.get("static_shared_bytes", 0)
-                              + kernel.get("dynamic_shared_bytes", 0))
-                    pairs.append((f"{what} kernel", f"{kernel.get('name')}: "
-                                  f"{kernel.get('registers')} registers, {shared} B shared, "
-                                  f"{kernel.get('blocks_per_sm')} blocks/SM"))
-    else:  # the counters only: one plain run of the same command names the GPU
-        run_ = Run(executable, args)
-    device = run_.first("device") or ""
-    return pairs, device
+        records += run_.results
+    return records, run_.first("device") or ""
+
+
+def shown(record, show):
+    """[(measure, value)]: what @p show asks of one record, as text; a field the record lacks
+    (one a recorded run did not keep) is left out."""
+    if "ncu" in record:
+        return [(metric, f"{total:,.0f}") for metric, total in record["ncu"].items()]
+    what = f"{record.get('problem')}" + (f" {record['variant']}" if record.get("variant") else "")
+    pairs = []
+    if "time" in show and record.get("median_ms") is not None:
+        pairs.append((f"{what} time", f"{record['median_ms']:.4g} ms"))
+    if "rate" in show and record.get("rate") is not None:
+        pairs.append((f"{what} rate", f"{record['rate']:.4g} {record.get('unit')}"))
+    if "speedup" in show and record.get("speedup"):
+        pairs.append((f"{what} speedup", f"{record['speedup']:.2f}x over chapter "
+                                          f"{record.get('previous_chapter')}"))
+    if "kernel" in show:
+        for kernel in record.get("kernels", [])[-1:]:
+            shared = kernel.get("static_shared_bytes", 0) + kernel.get("dynamic_shared_bytes", 0)
+            pairs.append((f"{what} kernel", f"{kernel.get('name')}: "
+                          f"{kernel.get('registers')} registers, {shared} B shared, "
+                          f"{kernel.get('blocks_per_sm')} blocks/SM"))
+    return pairs
+
+
+def rows_of(records, show):
+    """[(command line, measure, value)] of @p records, in order."""
+    return [(" ".join(record.get("args", [])), measure_, value)
+            for record in records for measure_, value in shown(record, show)]
 
 
 def measure(chapter, entry, prefer_solution=False):
-    """(rows (run, measure, value), device, whose) measured on this GPU, with the student's
-    executable or else the solution's. NoDevice without a GPU."""
+    """(records, device, whose) measured on this GPU, with the student's executable or else the
+    solution's; each record carries its command line ("args"). NoDevice without a GPU."""
     editions = [("the solution's kernels", chapter["solution"])]
     if not prefer_solution:
         editions.insert(0, ("your kernels", chapter["student"]))
@@ -179,42 +192,46 @@ def measure(chapter, entry, prefer_solution=False):
     for whose, executable in editions:
         if not os.path.exists(executable):
             continue
-        rows, device = [], ""
+        records, device = [], ""
         try:
             for args in entry["runs"]:
-                pairs, seen = measure_run(executable, list(args), entry)
+                measured, seen = measure_run(executable, list(args), entry)
                 device = device or seen
-                rows += [(" ".join(args), measure_, value) for measure_, value in pairs]
-            return rows, device, whose
+                records += [dict(record, args=list(args)) for record in measured]
+            return records, device, whose
         except ValueError as failure:
             why = f"{whose} do not pass yet ({failure})"
     raise PredictError(why or "no executable to measure with")
 
 
-def recorded(root, identifier):
-    """The rows of results/predictions.csv for @p identifier."""
-    try:
-        with open(os.path.join(root, RECORDED), encoding="utf-8") as handle:
-            return [r for r in csv.DictReader(handle) if r.get("id") == identifier]
-    except OSError:
-        return []
-
-
-def record(root, identifier, rows, device):
+def read_recorded(root):
+    """Every record of results/predictions.jsonl (none when there is no such file)."""
     path = os.path.join(root, RECORDED)
+    if not os.path.exists(path):
+        return []
     try:
-        with open(path, encoding="utf-8") as handle:
-            kept = [r for r in csv.DictReader(handle)
-                    if not (r.get("id") == identifier and r.get("device") == device)]
-    except OSError:
-        kept = []
+        return course_description.read_runs(
+            path, ("prediction", "device", "date", "args"),
+            "a recorded measurement (a run's --json object, or ncu's totals)")
+    except (OSError, ValueError) as error:
+        raise PredictError(str(error)) from None
+
+
+def recorded(root, identifier):
+    """The records of results/predictions.jsonl for @p identifier."""
+    return [r for r in read_recorded(root) if r["prediction"] == identifier]
+
+
+def record(root, identifier, records, device):
+    """Replaces this GPU's records of @p identifier in results/predictions.jsonl by @p records."""
+    kept = [r for r in read_recorded(root)
+            if not (r["prediction"] == identifier and r["device"] == device)]
     today = datetime.date.today().isoformat()
-    kept += [dict(zip(COLUMNS, (identifier, device, today) + row)) for row in rows]
-    kept.sort(key=lambda r: ([int(x) for x in r["id"].split(".")], r["device"]))
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
-        writer.writeheader()
-        writer.writerows(kept)
+    kept += [{"prediction": identifier, "device": device, "date": today, **measured}
+             for measured in records]
+    kept.sort(key=lambda r: ([int(x) for x in r["prediction"].split(".")], r["device"]))
+    with open(os.path.join(root, RECORDED), "w", encoding="utf-8") as handle:
+        handle.writelines(json.dumps(r) + "\n" for r in kept)
 
 
 # ---- the page ---------------------------------------------------------------------------------
@@ -240,7 +257,7 @@ def main(argv=None):
     parser.add_argument("--root", default=progress.ROOT, help=argparse.SUPPRESS)
     parser.add_argument("--list", action="store_true", help="list the Predict questions")
     parser.add_argument("--record", action="store_true",
-                        help="measure with the solution and write results/predictions.csv")
+                        help="measure with the solution and write results/predictions.jsonl")
     args = parser.parse_args(argv)
     try:
         if args.list:
@@ -257,8 +274,8 @@ def main(argv=None):
                                EXIT_USAGE)
         entry = measurement_of(chapter, args.id)
         if args.record:
-            rows, device, _ = measure(chapter, entry, prefer_solution=True)
-            record(args.root, args.id, rows, device)
+            records, device, _ = measure(chapter, entry, prefer_solution=True)
+            record(args.root, args.id, records, device)
             print(f"recorded Predict {args.id} on {device} in {RECORDED}")
             return EXIT_OK
         print(f"Predict {args.id} (chapter {chapter['number']}):")
@@ -275,7 +292,8 @@ def main(argv=None):
             print(f"(your first prediction, of {kept[args.id]['date']}, is kept)")
         mine = kept[args.id]
         try:
-            rows, device, whose = measure(chapter, entry)
+            records, device, whose = measure(chapter, entry)
+            rows = rows_of(records, entry.get("show", []))
             heading = f"measured on {device}, today, with {whose}"
             kept[args.id]["measured"] = {"device": device, "rows": rows}
             save(store, kept)
@@ -287,8 +305,8 @@ def main(argv=None):
                       f"recorded in {RECORDED}.")
                 return EXIT_NO_DEVICE if isinstance(why, NoDevice) else EXIT_ERROR
             device, date = found[0]["device"], found[0]["date"]
-            rows = [(r["run"], r["measure"], r["value"]) for r in found
-                    if (r["device"], r["date"]) == (device, date)]
+            rows = rows_of([r for r in found if (r["device"], r["date"]) == (device, date)],
+                           entry.get("show", []))
             heading = f"recorded on {device}, {date} ({reason})"
         side_by_side(mine["prediction"], mine["date"], heading, rows)
         return EXIT_OK

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # What the profiler says about a chapter's kernels: runs the chapter's executable under Nsight
 # Compute (ncu) with one fixed set of metrics and writes into build/results/:
-#   profile.csv              one line per chapter and problem: the main kernel's time, DRAM bytes
-#                            read and written, L2 <-> SM bytes, arithmetic intensity against DRAM
-#                            and L2, shared-memory requests, wavefronts and bank conflicts,
-#                            achieved occupancy and registers, FMA-pipe, tensor-pipe and issue-slot
-#                            utilisation, the top two stall reasons, and the GPU's roofs
-#   profile.md               the same as a table (also printed)
+#   profile.jsonl            one line per chapter and problem: the run's own --json object with
+#                            ncu's metrics of its main kernel under "ncu" (its time, DRAM bytes
+#                            read and written, L2 <-> SM sectors, shared-memory requests,
+#                            wavefronts and bank conflicts, occupancy and registers, FMA-pipe,
+#                            tensor-pipe and issue-slot utilisation, the stall reasons, the roofs)
+#   profile.md               the table drawn from it (also printed): arithmetic intensity against
+#                            DRAM and L2, the top two stall reasons, ...
 #   roofline_PROBLEM.png/.svg  achieved rate against arithmetic intensity, under the DRAM and L2
 #                            roofs and the compute ceilings of the GPU the run was made on
 #   profile.log              every ncu command and what it printed
@@ -23,9 +24,9 @@
 #   --build-dir DIR     the build folder (default: build)
 #   --results DIR       where the files go (default: build/results, or results/ with
 #                       --update-readme)
-#   --update-readme     record the run (maintainers): results/profile.csv, the rooflines and the
-#                       README's profile table
-#   --from-csv FILE     profile nothing: the table and rooflines of a profile.csv brought back
+#   --update-readme     record the run (maintainers): results/profile.jsonl, the rooflines and
+#                       the README's profile table
+#   --from FILE         profile nothing: the table and rooflines of a profile.jsonl brought back
 #   --no-plot           no rooflines
 #
 # Exit status: 0 profiled, every run passed or was not checked; 1 a run failed, or a file could

@@ -1,10 +1,10 @@
-"""The roofline of a problem from the rows of a profile (scripts/profile_kernels.py draws one per
-problem): each chapter's main kernel at its arithmetic intensity and achieved rate, under the roofs
-of the GPU the profile was made on. Needs matplotlib."""
+"""The roofline of a problem from the records of a profile (scripts/profile_kernels.py draws one
+per problem): each chapter's main kernel at its arithmetic intensity and achieved rate, under the
+roofs of the GPU the profile was made on. Needs matplotlib."""
 import math
 
 from plot_ladder import save
-from profile_table import as_float
+from profile_table import as_float, measures
 
 # Sizes on the axes of this figure, in fractions of their width and height: a character of a
 # label (8 points), a label's height, a marker's half width and half height (7 points), and the
@@ -45,12 +45,26 @@ def place_labels(points, others, names):
     return placed
 
 
-def roofline(rows, problem, stem, tf32):
+def ceilings_of(records, problem, mine):
+    """[(rate, name)], the flat roofs of @p problem: the FP32 FMA rate that ncu measured (the
+    highest of the points @p mine, in the figure's units), and the TF32 tensor-core peak that the
+    executables reported (`peak_flops`) for a run of @p records that used tensor cores."""
+    compute = max(row["peak_compute"] for row in mine)
+    ceilings = [(compute, "min-plus step peak" if problem == "minplus" else "FP32 peak (FMA)")]
+    tf32 = max([as_float(record.get("peak_flops")) for record in records
+                if record["problem"] == problem and record.get("peak") == "tf32"] + [0.0])
+    if tf32 > 0:
+        ceilings.append((tf32, "TF32 tensor-core peak"))
+    return ceilings
+
+
+def roofline(records, problem, stem):
     """Writes @p stem.png and @p stem.svg, the roofline of @p problem (docs/pages/tools.md says
     how to read it), and returns their paths: each chapter's main kernel at its achieved rate and
     its intensity against DRAM (filled) and L2 (hollow) traffic, under the DRAM and L2 bandwidths
     (slanted) and the compute ceilings (flat: the FP32 FMA rate, in steps of an add and a min for
-    minplus; for matmul the TF32 tensor-core rate @p tf32 beside it)."""
+    minplus; for matmul, where a run of the profile used tensor cores, the TF32 tensor-core peak
+    that run's executable reported)."""
     import matplotlib
     matplotlib.use("Agg")
     matplotlib.rcParams["svg.hashsalt"] = "roofline"  # the same rows give the same SVG
@@ -59,18 +73,19 @@ def roofline(rows, problem, stem, tf32):
     # minplus in steps (an add and a min: two operations), as the course reports it.
     scale = 0.5 if problem == "minplus" else 1.0
     scaled = ("rate", "intensity_dram", "intensity_l2", "peak_compute")
-    mine = [dict(row, **{column: as_float(row.get(column)) * scale for column in scaled})
-            for row in rows if row["problem"] == problem and as_float(row.get("rate")) > 0]
+    mine = []
+    for record in records:
+        shown = measures(record)
+        if record["problem"] == problem and as_float(shown["rate"]) > 0:
+            mine.append(dict(shown, chapter=str(record["chapter"]), device=record["device"],
+                             **{column: as_float(shown[column]) * scale for column in scaled}))
     if not mine:
         return []
     unit = "step" if problem == "minplus" else "FLOP"
     figure, axes = plt.subplots(figsize=(8.2, 4.8))
     intensities = [r[c] for r in mine for c in ("intensity_dram", "intensity_l2") if r[c] > 0]
     low, high = min(intensities + [1.0]) / 4, max(intensities + [1.0]) * 4
-    compute = max(r["peak_compute"] for r in mine)
-    ceilings = [(compute, "min-plus step peak" if problem == "minplus" else "FP32 peak (FMA)")]
-    if problem == "matmul" and tf32 > 0:
-        ceilings.append((tf32, "TF32 tensor-core peak"))
+    ceilings = ceilings_of(records, problem, mine)
     top = max(c for c, _ in ceilings)
     for bandwidth_column, name, style in (("peak_dram", "DRAM", "-"), ("peak_l2", "L2", "--")):
         bandwidth = max(as_float(r.get(bandwidth_column)) for r in mine)

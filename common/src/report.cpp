@@ -49,6 +49,7 @@ void fill_rate(RunResult& result, const DeviceInfo& device, const Workload& work
   const Peak peak = arithmetic_peak(workload.problem, device, arithmetic);
   result.peak_name = peak.name;
   result.peak_key = peak.key;
+  result.peak_flops = peak.flops;
   result.peak_percent = ratio(result.flops / seconds, peak.flops, 100.0).value_or(0);
 }
 
@@ -114,6 +115,12 @@ std::string result_json(const RunResult& result) {
   json.member("unit", result.rate_unit).member("peak", result.peak_key);
   json.member("peak_name", result.peak_name).key("peak_percent");
   result.ok() && result.peak_percent > 0 ? json.value(result.peak_percent) : json.null();
+  // The arithmetic of a run and the peak, for the tools that set a measurement against them (the
+  // profile's roofline): facts of the inputs and of the GPU, reported whatever the verdict.
+  json.key("flops");
+  result.flops > 0 ? json.value(result.flops) : json.null();
+  json.key("peak_flops");
+  result.peak_flops > 0 ? json.value(result.peak_flops) : json.null();
   json.member("previous_chapter", result.previous_chapter).key("previous_ms");
   result.previous_ms > 0 ? json.value(result.previous_ms) : json.null();
   json.key("speedup");

@@ -48,6 +48,6 @@ def results_page(site):
     page.add("`scripts/profile.sh` runs each chapter's kernels under Nsight Compute with one "
              "fixed set of metrics (the tools page says what each means); "
              "`scripts/profile.sh --all --update-readme` records every chapter's solution in "
-             "`results/profile.csv` with a roofline per problem.", "",
+             "`results/profile.jsonl` with a roofline per problem.", "",
              *(text for text, _ in site.transform("README.md", profile)))
     return page

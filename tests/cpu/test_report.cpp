@@ -272,3 +272,22 @@ TEST_CASE("a result's JSON gives its launch choices as data as well as in words"
   CHECK(json.find("\"variant\":\"lanes=16 variant=fused\"") != std::string::npos);
   CHECK(json.find("\"choices\":{\"lanes\":\"16\",\"variant\":\"fused\"}") != std::string::npos);
 }
+
+TEST_CASE("the JSON carries a run's arithmetic and its peak, whatever the verdict", "[report]") {
+  course::DeviceInfo hopper;
+  hopper.major = 9;
+  hopper.sms = 132;
+  hopper.fp32_lanes = 128;
+  hopper.clock_khz = 1980000;
+  course::RunResult result = absurd_result(false);
+  course::fill_rate(result, hopper,
+                    course::product_workload(course::Problem::matmul, 4096, 4096, 4096),
+                    course::Arithmetic::tf32);
+  CHECK(result.peak_flops == hopper.tf32_peak_flops());
+  const std::string failed = course::result_json(result);
+  INFO(failed);
+  CHECK(failed.find("\"flops\":1.37439e+11") != std::string::npos);       // 2 x 4096^3
+  CHECK(failed.find("\"peak_flops\":4.94715e+14") != std::string::npos);  // the TF32 tensor peak
+  CHECK(failed.find("\"peak\":\"tf32\"") != std::string::npos);
+  CHECK(course::result_json(course::RunResult{}).find("\"peak_flops\":null") != std::string::npos);
+}

@@ -4,10 +4,11 @@ fake_course.py) and a stand-in lesson: the question shown is the lesson's paragr
 measured before a prediction is written down, and the first one is kept; the measurement comes
 from the command lines the chapter describes, with the student's kernels or else the solution's,
 beside the prediction; without a GPU the recorded measurement is shown with its GPU and date;
---record writes it; bad input is one line and a non-zero exit.
+--record writes it, a line per run, the run's own --json object (or ncu's totals) with the
+prediction, GPU, date and command line; a recorded file that is not such lines is one line and a
+non-zero exit, as is any other bad input.
 """
 
-import csv
 import json
 import os
 import subprocess
@@ -41,8 +42,9 @@ LESSON = textwrap.dedent("""\
 
     **Predict 9.3.** A question the chapter does not measure.
     """)
-RECORDED = ("id,device,date,run,measure,value\n"
-            "9.1,NVIDIA H100 80GB HBM3,2026-11-25,--problem matmul,matmul rate,45.1 TFLOP/s\n")
+RECORDED = json.dumps({"prediction": "9.1", "device": "NVIDIA H100 80GB HBM3",
+                       "date": "2026-11-25", "args": ["--problem", "matmul"],
+                       "problem": "matmul", "variant": "", "rate": 45.1, "unit": "TFLOP/s"}) + "\n"
 
 
 class PredictTest(unittest.TestCase):
@@ -56,7 +58,7 @@ class PredictTest(unittest.TestCase):
         with open(os.path.join(self.root, "chapters", "09_fake_chapter", "README.md"), "w",
                   encoding="utf-8") as handle:
             handle.write(LESSON)
-        self.recorded = os.path.join(self.root, "results", "predictions.csv")
+        self.recorded = os.path.join(self.root, "results", "predictions.jsonl")
         with open(self.recorded, "w", encoding="utf-8") as handle:
             handle.write(RECORDED)
 
@@ -110,9 +112,26 @@ class PredictTest(unittest.TestCase):
     def test_a_recorded_count_names_its_gpu(self):
         done = self.predict("--record", "9.2", ncu_solution="4096")
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertEqual([(r["device"], r["args"], r["ncu"]) for r in self.recorded_lines()
+                          if r["prediction"] == "9.2"],
+                         [("FAKE GPU", ["--problem", "matmul", "-m", "1024"], {METRIC: 4096})])
+        # What was recorded is shown as a fresh measurement is.
+        done = self.predict("9.2", "none", matmul="no-device", ncu_student="locked")
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertIn(f"|   {METRIC}: 4,096", done.stdout)
+
+    def recorded_lines(self):
         with open(self.recorded, encoding="utf-8") as handle:
-            rows = [row for row in csv.DictReader(handle) if row["id"] == "9.2"]
-        self.assertEqual([(row["device"], row["value"]) for row in rows], [("FAKE GPU", "4,096")])
+            return [json.loads(line) for line in handle]
+
+    def test_a_recorded_file_that_is_not_records(self):
+        with open(self.recorded, "w", encoding="utf-8") as handle:
+            handle.write("id,device,date,run,measure,value\n")
+        done = self.predict("9.1", "40", matmul="no-device")
+        self.assertEqual(done.returncode, 4, done.stdout + done.stderr)
+        self.assertRegex(done.stderr, r"^error: .*results/predictions\.jsonl:1: not a recorded "
+                         r"measurement \(a run's --json object, or ncu's totals\): missing a JSON "
+                         r"object\n$")
 
     def test_without_a_gpu_the_recorded_measurement_with_its_gpu_and_date(self):
         done = self.predict("9.1", "40", matmul="no-device")
@@ -136,11 +155,13 @@ class PredictTest(unittest.TestCase):
     def test_record_writes_the_solutions_measurement(self):
         done = self.predict("--record", "9.1", rate_solution="44")
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
-        with open(self.recorded, encoding="utf-8") as handle:
-            text = handle.read()
-        self.assertIn("9.1,NVIDIA H100 80GB HBM3,2026-11-25", text)  # another GPU's stays
-        self.assertRegex(text, r"9\.1,FAKE GPU,\d{4}-\d\d-\d\d,--problem matmul,matmul rate,44 "
-                               r"TFLOP/s")
+        lines = self.recorded_lines()
+        self.assertIn(json.loads(RECORDED), lines)  # another GPU's stays
+        (mine,) = [line for line in lines if line["device"] == "FAKE GPU"]
+        self.assertEqual((mine["prediction"], mine["device"], mine["args"], mine["rate"]),
+                         ("9.1", "FAKE GPU", ["--problem", "matmul"], 44))
+        self.assertRegex(mine["date"], r"^\d{4}-\d\d-\d\d$")
+        self.assertEqual(mine["verdict"], "PASS")  # the run's own --json object
         self.assertTrue(any("ch09_fake_chapter_solution" in line for line in self.runs_logged()))
 
     def test_bad_input_is_one_line(self):

@@ -2,13 +2,15 @@
 """Tests of scripts/profile.sh and what it reads (label cpu: no GPU, no ncu needed).
 
 - A recorded ncu table (tests/scripts/data/ncu_sample.csv, written by `ncu --csv --page raw` on an
-  H100) parses, and the row derived from it agrees with the raw fields read another way; the
+  H100) parses, and what the table shows of it agrees with the raw fields read another way; the
   roofline is drawn from it where matplotlib is installed. The roofline's chapter labels share a
-  place where points coincide and stand clear of each other and of the markers.
-- The whole script against stand-ins for ncu and for a chapter's executable: the main kernel is
-  the longest, its last launch is reported, the files are written; and each failure (no ncu, no
-  GPU, no permission for the counters, nothing built, a bad chapter) gives one line and its exit
-  status.
+  place where points coincide and stand clear of each other and of the markers; its TF32 ceiling
+  is the peak the executables report, and there is none without a tensor-core run.
+- The whole script against stand-ins for ncu and for a chapter's executable (which prints its
+  `--json` line): the record is the run's object with the main kernel's metrics, the main kernel
+  is the longest, its last launch is reported, the files are written; the recorded profile
+  (results/profile.jsonl) reads; and each failure (no ncu, no GPU, no permission for the counters,
+  nothing built, a bad chapter, a file that is not a profile) gives one line and its exit status.
 """
 
 import csv
@@ -23,14 +25,15 @@ import unittest
 
 from support import ROOT, write_executable
 import profile_kernels as course_profile  # scripts/ is on the path through support
+import profile_table
 import roofline
 
 SAMPLE = os.path.join(ROOT, "tests", "scripts", "data", "ncu_sample.csv")
 
-# A chapter executable stand-in: its supports row, and one course CSV result per run.
+# A chapter executable stand-in: its description, and one --json object per run.
 FAKE_EXECUTABLE = textwrap.dedent("""\
     #!/usr/bin/env python3
-    import os, sys
+    import json, os, sys
     if "--describe" in sys.argv:
         print('{"schema": 1, "problems": [{"name": "matmul", "offered": true}, '
               '{"name": "minplus", "offered": false}, {"name": "conv2d", "offered": true}, '
@@ -41,9 +44,13 @@ FAKE_EXECUTABLE = textwrap.dedent("""\
               "executable needs an NVIDIA GPU", file=sys.stderr)
         sys.exit(3)
     problem = sys.argv[sys.argv.index("--problem") + 1]
-    sizes = "m=64 n=32 k=16" if problem == "matmul" else "image 40x30 mask 3x5"
-    print("device,chapter,edition,problem,variant,sizes,status")
-    print(f"Stand-in GPU,9,solution,{problem},,{sizes},PASS")
+    sizes = "64x32x16" if problem == "matmul" else "40x30 mask 3x5"
+    flops = 2 * 64 * 32 * 16 if problem == "matmul" else 2 * 40 * 30 * 3 * 5
+    print(json.dumps({"device": "Stand-in GPU", "chapter": 9, "edition": "solution",
+                      "problem": problem, "variant": "", "sizes": sizes, "flops": flops,
+                      "peak": "tf32" if problem == "matmul" else "fp32",
+                      "peak_flops": 4.94715e14 if problem == "matmul" else 6.69e13,
+                      "verdict": "UNCHECKED"}))
 """)
 
 # An ncu stand-in: --query-metrics lists every base name the script asks for; a profile runs the
@@ -92,7 +99,10 @@ class RecordedSample(unittest.TestCase):
             self.text = handle.read()
         self.launches = course_profile.parse_ncu(self.text)
         self.main = max(self.launches, key=lambda l: l["gpu__time_duration.sum"])
-        self.row = course_profile.derive("matmul", "m=1024 n=1024 k=1024", self.main)
+        self.record = {"device": self.main["device__attribute_display_name"], "chapter": 4,
+                       "edition": "solution", "problem": "matmul", "flops": 2 * 1024 ** 3,
+                       "peak": "fp32", "ncu": self.main}
+        self.shown = profile_table.measures(self.record)
 
     def raw_field(self, metric, launch_index):
         """@p metric of a launch, read with the csv module alone."""
@@ -101,30 +111,29 @@ class RecordedSample(unittest.TestCase):
         column = rows[0].index(metric)
         return float(rows[2:][launch_index][column].replace(",", ""))
 
-    def test_parses_and_derives(self):
+    def test_parses_and_measures(self):
         self.assertGreaterEqual(len(self.launches), 1)
-        index, row = self.launches.index(self.main), self.row
-        work = 2 * 1024 ** 3
-        self.assertEqual(row["work"], work)
+        index, shown, work = self.launches.index(self.main), self.shown, 2 * 1024 ** 3
         seconds = self.raw_field("gpu__time_duration.sum", index) * 1e-9
-        self.assertAlmostEqual(row["rate"], work / seconds, delta=work / seconds * 1e-9)
+        self.assertAlmostEqual(shown["rate"], work / seconds, delta=work / seconds * 1e-9)
         dram = (self.raw_field("dram__bytes_read.sum", index)
                 + self.raw_field("dram__bytes_write.sum", index))
-        self.assertAlmostEqual(row["intensity_dram"], work / dram, delta=work / dram * 1e-9)
-        self.assertGreater(row["peak_compute"], 1e12)   # an FP32 roof of a GPU: TFLOP/s
-        self.assertGreater(row["peak_dram"], 1e11)      # and its DRAM: over 100 GB/s
-        self.assertGreater(row["peak_l2"], row["peak_dram"])
-        self.assertTrue(row["stall_1"])
-        self.assertGreaterEqual(row["stall_1_ratio"], row["stall_2_ratio"])
+        self.assertAlmostEqual(shown["intensity_dram"], work / dram, delta=work / dram * 1e-9)
+        self.assertGreater(shown["peak_compute"], 1e12)   # an FP32 roof of a GPU: TFLOP/s
+        self.assertGreater(shown["peak_dram"], 1e11)      # and its DRAM: over 100 GB/s
+        self.assertGreater(shown["peak_l2"], shown["peak_dram"])
+        (first, _), (second, _) = shown["stalls"]
+        self.assertGreaterEqual(first, second)
+        line = profile_table.table([self.record]).splitlines()[-1]
+        self.assertIn(f"| {seconds * 1e3:.3f} ms |", line)
 
     def test_draws_a_roofline(self):
         try:
             import matplotlib  # noqa: F401
         except ImportError:
             self.skipTest("matplotlib is not installed")
-        row = dict(self.row, chapter="4", device=self.main["device__attribute_display_name"])
         with tempfile.TemporaryDirectory() as folder:
-            written = course_profile.draw([row], folder)
+            written = course_profile.draw([self.record], folder)
             self.assertEqual(sorted(os.path.basename(p) for p in written),
                              ["roofline_matmul.png", "roofline_matmul.svg"])
             with open(os.path.join(folder, "roofline_matmul.svg"), encoding="utf-8") as svg:
@@ -133,6 +142,16 @@ class RecordedSample(unittest.TestCase):
     def test_rejects_text_without_a_table(self):
         with self.assertRaises(course_profile.NcuCsvError):
             course_profile.parse_ncu("==PROF== Connected to process 1\nno kernels were profiled\n")
+
+    def test_the_tensor_ceiling_is_the_executables_peak(self):
+        """The TF32 roof is the `peak_flops` a tensor-core run reported, whatever clock ncu saw;
+        a profile without such a run draws none."""
+        mine = [dict(self.shown, peak_compute=6.7e13)]
+        tensor = dict(self.record, chapter=6, peak="tf32", peak_flops=4.94715e14)
+        self.assertEqual(roofline.ceilings_of([self.record, tensor], "matmul", mine),
+                         [(6.7e13, "FP32 peak (FMA)"), (4.94715e14, "TF32 tensor-core peak")])
+        self.assertEqual(roofline.ceilings_of([self.record], "matmul", mine),
+                         [(6.7e13, "FP32 peak (FMA)")])
 
 
 class RooflineLabels(unittest.TestCase):
@@ -198,8 +217,7 @@ class WholeScript(unittest.TestCase):
                               capture_output=True, text=True, env=dict(self.env, **env))
 
     def recorded_rows(self):
-        with open(os.path.join(self.folder, "results", "profile.csv")) as handle:
-            return list(csv.DictReader(handle))
+        return course_profile.read_records(os.path.join(self.folder, "results", "profile.jsonl"))
 
     def write_readme(self, text):
         readme = os.path.join(self.folder, "README.md")
@@ -213,13 +231,21 @@ class WholeScript(unittest.TestCase):
         rows = self.recorded_rows()
         self.assertEqual([r["problem"] for r in rows], ["matmul", "conv2d"])
         matmul = rows[0]
-        self.assertEqual(matmul["kernel"], "main_kernel<course::PlusTimes>")
-        self.assertEqual(float(matmul["time_ns"]), 4000000.0)   # the last launch, not the first
-        self.assertEqual(float(matmul["work"]), 2 * 64 * 32 * 16)
-        self.assertAlmostEqual(float(matmul["rate"]), 2 * 64 * 32 * 16 / 4e-3, delta=1e-3)
-        self.assertEqual(matmul["stall_1"], "barrier")
-        self.assertEqual(matmul["stall_2"], "long_scoreboard")
-        self.assertIn("| 9 (solution) | matmul |", result.stdout)
+        # The run's own --json object, as the executable printed it, with ncu's metrics added.
+        self.assertEqual((matmul["flops"], matmul["peak_flops"]), (2 * 64 * 32 * 16, 4.94715e14))
+        self.assertEqual(matmul["ncu"]["Kernel Name"],
+                         "void main_kernel<course::PlusTimes>(const float*, int)")
+        self.assertEqual(matmul["ncu"]["gpu__time_duration.sum"], 4000000.0)  # the last launch
+        shown = profile_table.measures(matmul)
+        self.assertAlmostEqual(shown["rate"], 2 * 64 * 32 * 16 / 4e-3, delta=1e-3)
+        self.assertEqual([name for _, name in shown["stalls"]], ["barrier", "long_scoreboard"])
+        self.assertIn("| 9 (solution) | matmul | `main_kernel<course::PlusTimes>` | 4.000 ms |",
+                      result.stdout)
+
+    def test_reads_the_recorded_profile(self):
+        records = course_profile.read_records(os.path.join(ROOT, "results", "profile.jsonl"))
+        self.assertTrue(all(profile_table.measures(r)["rate"] for r in records))
+        self.assertTrue(any(r.get("peak") == "tf32" and r.get("peak_flops") for r in records))
 
     def test_takes_a_list_of_problems(self):
         result = self.run_script("--solution", "9", "--problem", "conv2d,matmul")
@@ -228,16 +254,16 @@ class WholeScript(unittest.TestCase):
 
     def test_records_and_checks_the_readme(self):
         self.assertEqual(self.run_script("--solution", "9").returncode, 0)
-        recorded = os.path.join(self.folder, "results", "profile.csv")
-        brought = os.path.join(self.folder, "brought_back.csv")
+        recorded = os.path.join(self.folder, "results", "profile.jsonl")
+        brought = os.path.join(self.folder, "brought_back.jsonl")
         with open(recorded) as source, open(brought, "w") as handle:
-            handle.writelines(source.readlines()[:2])  # the header and the first row
+            handle.writelines(source.readlines()[:1])  # the first record
         readme = self.write_readme("# Course\n<!-- profile:begin -->\nold\n"
                                    "<!-- profile:end -->\nend\n")
-        # The recorded profile.csv itself, then one from another machine: that one replaces
-        # results/profile.csv, which the README's table is checked against.
-        for csv_path, problem in ((recorded, "conv2d"), (brought, "matmul")):
-            record = self.run_script("--from-csv", csv_path, "--update-readme", "--readme", readme)
+        # The recorded profile itself, then one from another machine: that one replaces
+        # results/profile.jsonl, which the README's table is checked against.
+        for path, problem in ((recorded, "conv2d"), (brought, "matmul")):
+            record = self.run_script("--from", path, "--update-readme", "--readme", readme)
             self.assertEqual(record.returncode, 0, record.stderr)
             with open(readme) as handle:
                 text = handle.read()
@@ -245,7 +271,7 @@ class WholeScript(unittest.TestCase):
             self.assertTrue(text.endswith("<!-- profile:end -->\nend\n"))
         self.assertEqual(len(self.recorded_rows()), 1)
         self.assertNotIn("conv2d", text)
-        check = ["--from-csv", recorded, "--check", "--readme", readme]
+        check = ["--from", recorded, "--check", "--readme", readme]
         self.assertEqual(self.run_script(*check).returncode, 0)
         self.write_readme(text.replace("matmul", "conv1d"))
         result = self.run_script(*check)
@@ -274,8 +300,8 @@ class WholeScript(unittest.TestCase):
             ("not built", ["--build-dir", self.folder, "9"], {}, 7, "cmake --build build)", 1),
             ("not a chapter", ["nine"], {}, 2, "'nine' is not a chapter", 1),
             ("no such chapter", ["4"], {}, 2, "no chapter 4", 1),
-            ("not a profile CSV", ["--from-csv", os.path.join(ROOT, "results", "ladder.csv")], {},
-             1, "not a profile CSV: missing columns", 1),
+            ("not a profile", ["--from", os.path.join(ROOT, "results", "ladder.csv")], {},
+             1, "ladder.csv:1: not a profile record", 1),
         ]
         ncu_found = shutil.which("ncu", path="/usr/bin:/bin") or os.path.exists(
             "/usr/local/cuda/bin/ncu")
@@ -289,20 +315,6 @@ class WholeScript(unittest.TestCase):
                 self.assertEqual(len(result.stderr.strip().splitlines()), lines, result.stderr)
 
 
-
-class TensorPeak(unittest.TestCase):
-    """The roofline's TF32 ceiling is the executables' TF32 tensor peak (494.7 TFLOP/s on a
-    132-SM Hopper at any SM clock), not the clock the profiler measured times the FLOP rate."""
-
-    def test_a_hopper_is_rated_at_its_tensor_clock(self):
-        row = {"cc_major": "9", "cc_minor": "0", "sms": "132", "sm_hz": "1.98e9"}
-        self.assertAlmostEqual(course_profile.tf32_peak(row) / 1e12, 494.7, places=1)
-
-    def test_other_gpus_at_the_measured_clock(self):
-        row = {"cc_major": "8", "cc_minor": "0", "sms": "108", "sm_hz": "1.41e9"}
-        self.assertAlmostEqual(course_profile.tf32_peak(row) / 1e12, 155.9, places=1)
-        self.assertEqual(course_profile.tf32_peak({"cc_major": "7", "cc_minor": "0", "sms": "80",
-                                                   "sm_hz": "1.5e9"}), 0.0)
 
 if __name__ == "__main__":
     unittest.main()

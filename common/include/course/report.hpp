@@ -45,6 +45,7 @@ struct RunResult {
   std::string rate_unit;     ///< "TFLOP/s", "Tstep/s", "Gpixel/s" or "Gsample/s"
   double flops = 0;          ///< arithmetic of one run (FP32 operations; min-plus steps count 2)
   double peak_percent = 0;   ///< share of the device's relevant peak; 0 if unknown
+  double peak_flops = 0;     ///< that peak, in the operations flops counts per second; 0 if unknown
   std::string peak_name;     ///< which peak: "FP32 peak", "min-plus peak" or "TF32 tensor peak"
   std::string peak_key;      ///< the same for data: "fp32", "minplus" or "tf32"
   double previous_ms = 0;    ///< previous chapter's median on the same inputs; 0 if not run
@@ -72,9 +73,9 @@ struct RunResult {
 /// that failed its check (the CSV leaves those fields empty).
 inline constexpr const char* kFiguresNotReported = "not reported (the result failed its check)";
 
-/// Rate, peak share and unit of a run of @p workload: fills rate, rate_unit, flops, peak_percent
-/// and peak_name of @p result from the workload and the result's timing, against the peak that
-/// course::arithmetic_peak() chooses (course/ceiling.hpp).
+/// Rate, peak share and unit of a run of @p workload: fills rate, rate_unit, flops, peak_percent,
+/// peak_flops, peak_name and peak_key of @p result from the workload and the result's timing,
+/// against the peak that course::arithmetic_peak() chooses (course/ceiling.hpp).
 void fill_rate(RunResult& result, const DeviceInfo& device, const Workload& workload,
                Arithmetic arithmetic = Arithmetic::fp32);
 
