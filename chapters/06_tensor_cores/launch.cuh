@@ -67,17 +67,12 @@ inline constexpr int kMinComputeCapabilityMajor = 8;
 
 /// Refuses a GPU without TF32 tensor cores with one line that says why.
 inline void require_tensor_cores() {
-  int device = 0;
-  int major = 0;
-  int minor = 0;
-  COURSE_CUDA_CHECK(cudaGetDevice(&device));
-  COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  course::require(major >= kMinComputeCapabilityMajor,
+  const course::ComputeCapability capability = course::current_compute_capability();
+  course::require(capability.major >= kMinComputeCapabilityMajor,
                   "matmul: TF32 tensor-core instructions (mma.sync.m16n8k8.tf32) need compute "
                   "capability " +
                       std::to_string(kMinComputeCapabilityMajor) + ".0 or newer; this GPU has " +
-                      std::to_string(major) + "." + std::to_string(minor));
+                      capability.text());
 }
 
 /// The product on tensor cores with fragments read by @p Loader through @p Stages shared stages

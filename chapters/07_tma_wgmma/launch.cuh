@@ -8,7 +8,6 @@
 #pragma once
 
 #include <cuda.h>
-#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -21,6 +20,7 @@
 #include "course/cuda_check.hpp"
 #include "course/driver.hpp"
 #include "course/exercise.hpp"
+#include "course/hopper.hpp"
 #include "course/launch.cuh"
 #include "course/prepass.cuh"
 #include "course/problems.hpp"
@@ -62,62 +62,18 @@ constexpr course::Arithmetic matmul_arithmetic() {
   return course::Arithmetic::tf32;
 }
 
-/// Hopper's compute capability: TMA tensor copies and wgmma exist on 9.0 only (sm_90a code runs on
-/// no other GPU).
-inline constexpr int kComputeCapabilityMajor = 9;
-
-/// Refuses, with one line that says why, a GPU other than a Hopper or a build whose code for this
-/// GPU is not sm_90a (@p kernel's binary version).
-inline void require_hopper(const void* kernel) {
-  int device = 0;
-  int major = 0;
-  int minor = 0;
-  COURSE_CUDA_CHECK(cudaGetDevice(&device));
-  COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  course::require(major == kComputeCapabilityMajor,
-                  "matmul: TMA and wgmma need compute capability 9.0 (Hopper); this GPU has " +
-                      std::to_string(major) + "." + std::to_string(minor));
-  cudaFuncAttributes attributes{};
-  COURSE_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-  course::require(attributes.binaryVersion == 10 * kComputeCapabilityMajor,
-                  "matmul: this build has no sm_90a code for compute capability 9.0; configure "
-                  "with CMAKE_CUDA_ARCHITECTURES including 90");
-}
-
-/// The driver's cuTensorMapEncodeTiled, found at run time through the runtime, so that the
-/// executables need no link to the driver library.
-inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
-  static PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
-    void* function = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    COURSE_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000,
-                                                       cudaEnableDefault, &found));
-    course::require(found == cudaDriverEntryPointSuccess && function != nullptr,
-                    "matmul: the CUDA driver has no cuTensorMapEncodeTiled (TMA needs CUDA 12)");
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(function);
-  }();
-  return encode;
-}
-
 /// The tensor map of a row-major @p rows x @p cols matrix at @p data whose rows are @p pitch
 /// floats apart, copied in boxes of @p box_rows rows of kBatch floats (128 bytes) with the
-/// 128-byte swizzle that the wgmma descriptors name. Reads past the matrix give zeros. The data
-/// type TFLOAT32 makes the copy engine round every float to TF32 as it copies: the tensor cores
-/// would otherwise drop the 13 low bits (truncation).
+/// 128-byte swizzle that the wgmma descriptors name (course/hopper.hpp rounds to TF32 as it
+/// copies).
 inline CUtensorMap tile_map(const float* data, int rows, int cols, int pitch, int box_rows) {
-  CUtensorMap map{};
-  const cuuint64_t size[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t stride[1] = {static_cast<cuuint64_t>(pitch) * sizeof(float)};  // bytes
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kBatch), static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t step[2] = {1, 1};
-  const CUresult result = tensor_map_encoder()(
-      &map, CU_TENSOR_MAP_DATA_TYPE_TFLOAT32, 2, const_cast<float*>(data), size, stride, box, step,
-      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  course::require(result == CUDA_SUCCESS, "matmul: cuTensorMapEncodeTiled failed with error " +
-                                              std::to_string(static_cast<int>(result)));
-  return map;
+  return course::tf32_tile_map(data, rows, cols, pitch, box_rows, kBatch,
+                               CU_TENSOR_MAP_SWIZZLE_128B);
+}
+
+/// Refuses a GPU other than a Hopper, or a build without sm_90a code for @p kernel, in one line.
+inline void require_hopper(const void* kernel) {
+  course::require_hopper(kernel, "TMA and wgmma");
 }
 
 /// The product with product_kernel<Stages, Specialized, Grouped, Batch>: the pre-pass writes B^T

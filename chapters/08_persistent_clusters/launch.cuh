@@ -8,7 +8,6 @@
 #pragma once
 
 #include <cuda.h>
-#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -22,6 +21,7 @@
 #include "course/cuda_check.hpp"
 #include "course/driver.hpp"
 #include "course/exercise.hpp"
+#include "course/hopper.hpp"
 #include "course/launch.cuh"
 #include "course/prepass.cuh"
 #include "course/problems.hpp"
@@ -57,60 +57,9 @@ constexpr course::Arithmetic matmul_arithmetic() {
   return course::Arithmetic::tf32;
 }
 
-/// Hopper's compute capability: TMA, clusters' multicast and wgmma exist on 9.0 only.
-inline constexpr int kComputeCapabilityMajor = 9;
-
-/// Refuses, with one line that says why, a GPU other than a Hopper or a build whose code for this
-/// GPU is not sm_90a (@p kernel's binary version).
+/// Refuses a GPU other than a Hopper, or a build without sm_90a code for @p kernel, in one line.
 inline void require_hopper(const void* kernel) {
-  int device = 0;
-  int major = 0;
-  int minor = 0;
-  COURSE_CUDA_CHECK(cudaGetDevice(&device));
-  COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  COURSE_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  course::require(major == kComputeCapabilityMajor,
-                  "matmul: TMA multicast and wgmma need compute capability 9.0 (Hopper); this "
-                  "GPU has " +
-                      std::to_string(major) + "." + std::to_string(minor));
-  cudaFuncAttributes attributes{};
-  COURSE_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-  course::require(attributes.binaryVersion == 10 * kComputeCapabilityMajor,
-                  "matmul: this build has no sm_90a code for compute capability 9.0; configure "
-                  "with CMAKE_CUDA_ARCHITECTURES including 90");
-}
-
-/// The driver's cuTensorMapEncodeTiled, found at run time through the runtime.
-inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
-  static PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
-    void* function = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    COURSE_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000,
-                                                       cudaEnableDefault, &found));
-    course::require(found == cudaDriverEntryPointSuccess && function != nullptr,
-                    "matmul: the CUDA driver has no cuTensorMapEncodeTiled (TMA needs CUDA 12)");
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(function);
-  }();
-  return encode;
-}
-
-/// The tensor map of a row-major @p rows x @p cols matrix at @p data (rows @p pitch floats
-/// apart), copied in boxes of @p box_rows rows of @p box_cols floats, with @p swizzle. Reads past
-/// the matrix give zeros; the copy rounds every float to TF32 (chapter 7).
-inline CUtensorMap tile_map(const float* data, int rows, int cols, int pitch, int box_rows,
-                            int box_cols, CUtensorMapSwizzle swizzle) {
-  CUtensorMap map{};
-  const cuuint64_t size[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t stride[1] = {static_cast<cuuint64_t>(pitch) * sizeof(float)};  // bytes
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t step[2] = {1, 1};
-  const CUresult result =
-      tensor_map_encoder()(&map, CU_TENSOR_MAP_DATA_TYPE_TFLOAT32, 2, const_cast<float*>(data),
-                           size, stride, box, step, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-                           CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  course::require(result == CUDA_SUCCESS, "matmul: cuTensorMapEncodeTiled failed with error " +
-                                              std::to_string(static_cast<int>(result)));
-  return map;
+  course::require_hopper(kernel, "TMA multicast and wgmma");
 }
 
 /// Batches per k slice below which split-K does not cut: 8 batches, 256 k-steps.
@@ -209,10 +158,10 @@ void launch_product(const float* A, const float* B, float* C, int m, int n, int 
   const course::PadPlan b_plan = course::plan_pad(k, n, k, padded_n);
   const course::PaddedOperand ap = course::pad_operand<course::PlusTimes>(A, a_plan, s);
   const course::PaddedOperand bp = course::pad_operand<course::PlusTimes>(B, b_plan, s);
-  const CUtensorMap a_map = tile_map(ap.data(), m, padded_k, ap.pitch(), Rows / Cluster, kBatch,
-                                     CU_TENSOR_MAP_SWIZZLE_128B);
-  const CUtensorMap b_map =
-      tile_map(bp.data(), k, padded_n, bp.pitch(), kBatch, kSlabCols, CU_TENSOR_MAP_SWIZZLE_128B);
+  const CUtensorMap a_map = course::tf32_tile_map(
+      ap.data(), m, padded_k, ap.pitch(), Rows / Cluster, kBatch, CU_TENSOR_MAP_SWIZZLE_128B);
+  const CUtensorMap b_map = course::tf32_tile_map(bp.data(), k, padded_n, bp.pitch(), kBatch,
+                                                  kSlabCols, CU_TENSOR_MAP_SWIZZLE_128B);
   float* partial = nullptr;
   if (work.splits > 1) {
     const std::size_t bytes =

@@ -34,6 +34,17 @@ void require(bool condition, const std::string& message) {
     throw std::invalid_argument(message);
 }
 
+ComputeCapability current_compute_capability() {
+  int device = 0;
+  ComputeCapability capability;
+  COURSE_CUDA_CHECK(cudaGetDevice(&device));
+  COURSE_CUDA_CHECK(
+      cudaDeviceGetAttribute(&capability.major, cudaDevAttrComputeCapabilityMajor, device));
+  COURSE_CUDA_CHECK(
+      cudaDeviceGetAttribute(&capability.minor, cudaDevAttrComputeCapabilityMinor, device));
+  return capability;
+}
+
 void require_positive(long long value, const char* name) {
   if (value < 1) {
     std::ostringstream message;

@@ -28,6 +28,17 @@ void require(bool condition, const std::string& message);
 /// Checks that a size passed to a launcher is at least 1; @p name is used in the message.
 void require_positive(long long value, const char* name);
 
+/// The current device's compute capability, as "major.minor" and its major part.
+struct ComputeCapability {
+  int major = 0;  ///< e.g. 9 for a Hopper
+  int minor = 0;  ///< e.g. 0
+  /// "9.0".
+  std::string text() const { return std::to_string(major) + "." + std::to_string(minor); }
+};
+
+/// The compute capability of the current device.
+ComputeCapability current_compute_capability();
+
 /// The grid that covers a @p width x @p height index space with blocks of @p block threads, by
 /// ceiling division. Throws std::invalid_argument if the grid exceeds the device's grid limits
 /// (65535 blocks in y and z).
