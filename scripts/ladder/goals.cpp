@@ -1,5 +1,7 @@
 #include "goals.hpp"
 
+#include <cstdio>
+
 #include <ostream>
 
 namespace ladder {
@@ -85,13 +87,34 @@ std::vector<GoalResult> evaluate_goals(const std::vector<Goal>& goals,
   return results;
 }
 
+std::string measured_text(const GoalResult& result) {
+  if (!result.measured)
+    return "";
+  const bool speedup = result.goal.kind == Goal::Kind::speedup_over_chapter;
+  const double measured = *result.measured;
+  const auto text = [&](double value, int more) {
+    if (speedup && more == 0)
+      return course::format_speedup(value);
+    if (!speedup)
+      return course::format_percent(value, 1 + more);
+    char shown[32];
+    std::snprintf(shown, sizeof shown, "%.*fx", 2 + more, value);
+    return std::string(shown);
+  };
+  // A missed goal must not read as its target (1.047x rounds to 1.05x): one more decimal, or
+  // two, until the two differ.
+  int more = 0;
+  while (more < 2 && measured < result.goal.target &&
+         text(measured, more) == text(result.goal.target, more))
+    ++more;
+  return text(measured, more);
+}
+
 void write_goals_csv(std::ostream& out, const std::vector<GoalResult>& goals) {
   out << "goal,target,measured,unit,verdict,measured_text\n";
   for (const GoalResult& result : goals) {
+    const std::string shown = measured_text(result);
     const bool speedup = result.goal.kind == Goal::Kind::speedup_over_chapter;
-    const std::string shown = !result.measured ? ""
-                              : speedup        ? course::format_speedup(*result.measured)
-                                               : course::format_percent(*result.measured);
     out << course::csv_field(result.goal.description) << "," << csv_number(result.goal.target)
         << "," << csv_number(result.measured) << "," << (speedup ? "x" : "%") << ","
         << result.verdict() << "," << shown << "\n";

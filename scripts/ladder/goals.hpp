@@ -44,6 +44,10 @@ struct GoalResult {
   }
 };
 
+/// The measured value of @p result as the tables show it ("1.58x", "90.0%"; "" when not
+/// measured), with more decimals where a missed goal would otherwise read as its target.
+std::string measured_text(const GoalResult& result);
+
 /// Measures every goal on @p rows (after compute_ratios()).
 std::vector<GoalResult> evaluate_goals(const std::vector<Goal>& goals,
                                        const std::vector<Row>& rows);

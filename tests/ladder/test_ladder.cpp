@@ -271,6 +271,22 @@ TEST_CASE("goals: met, missed, or not measured", "[ladder]") {
                   "not measured") != std::string::npos);
 }
 
+TEST_CASE("a missed goal never reads as its target", "[ladder]") {
+  ladder::Goal speedup = ladder::performance_goals().front();
+  speedup.kind = ladder::Goal::Kind::speedup_over_chapter;
+  speedup.target = 1.05;
+  CHECK(ladder::measured_text({speedup, 1.04695}) == "1.047x");
+  CHECK(ladder::measured_text({speedup, 1.04999}) == "1.0500x");  // as far as two more decimals
+  CHECK(ladder::measured_text({speedup, 1.05}) == "1.05x");       // met: as the tables show it
+  CHECK(ladder::measured_text({speedup, 1.2}) == "1.20x");
+  CHECK(ladder::measured_text({speedup, std::nullopt}).empty());
+  ladder::Goal share = speedup;
+  share.kind = ladder::Goal::Kind::percent_of_cublas;
+  share.target = 100;
+  CHECK(ladder::measured_text({share, 99.97}) == "99.97%");
+  CHECK(ladder::measured_text({share, 98.0}) == "98.0%");
+}
+
 TEST_CASE("the tensor-core chapter is measured against cuBLAS with tensor cores", "[ladder]") {
   const Workload matmul = course::product_workload(Problem::matmul, 8192, 8192, 8192);
   std::vector<Row> rows = {
