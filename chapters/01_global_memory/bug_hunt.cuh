@@ -17,7 +17,7 @@ namespace ch01 {
 /// Takes the product kernels' signature so that launch_product can launch it. It walks row `row`
 /// of A and column `col` of B with two pointers.
 __global__ void matmul_edge_kernel(const float* A, const float* B, float* C, int m, int n, int k,
-                                   course::ThreadMapping /*mapping: always coalesced*/) {
+                                   ThreadMapping /*mapping: always coalesced*/) {
   const int col = blockIdx.x * blockDim.x + threadIdx.x;
   const int row = blockIdx.y * blockDim.y + threadIdx.y;
   if (row > m || col > n)

@@ -17,6 +17,13 @@
 /// Chapter 1: naive kernels, one thread per output.
 namespace ch01 {
 
+/// How consecutive threads of a warp map onto the output of a matrix product: the launch choice
+/// of this chapter's products (`--mapping`), and its coalescing experiment.
+enum class ThreadMapping {
+  coalesced,   ///< consecutive threads compute consecutive columns: loads of B and stores coalesce
+  transposed,  ///< consecutive threads compute consecutive rows: every access is strided
+};
+
 /// One element of a matrix: its row and its column.
 struct Element {
   int row;  ///< row index
@@ -29,8 +36,8 @@ struct Element {
 /// elements of one row of C; with ThreadMapping::transposed, 32 neighbouring elements of one
 /// column. The launcher lays out the grid to match. A host function too, so that a CPU test can
 /// play every thread of a grid through it.
-__host__ __device__ inline Element owned_element(course::ThreadMapping mapping, uint3 block,
-                                                 uint3 thread, dim3 size) {
+__host__ __device__ inline Element owned_element(ThreadMapping mapping, uint3 block, uint3 thread,
+                                                 dim3 size) {
   // EXERCISE 1.5 begin: which element of C a thread owns
   // Which element of C does this thread compute? Number the threads of the grid along x and along
   // y (block, thread and size play the parts of blockIdx, threadIdx and blockDim). Then: which of
@@ -49,7 +56,7 @@ __host__ __device__ inline Element owned_element(course::ThreadMapping mapping, 
 /// C = A * B: the thread that owns C[row][col] reads row `row` of A and column `col` of B from
 /// global memory and writes their dot product.
 __global__ void matmul_kernel(const float* A, const float* B, float* C, int m, int n, int k,
-                              course::ThreadMapping mapping) {
+                              ThreadMapping mapping) {
   const auto [row, col] = owned_element(mapping, blockIdx, threadIdx, blockDim);
   // The grid is rounded up to whole blocks, so some threads fall outside C. This kernel has no
   // barrier, so they may simply leave.
@@ -68,7 +75,7 @@ __global__ void matmul_kernel(const float* A, const float* B, float* C, int m, i
 /// to `col`: the same threads and the same reads as matmul_kernel, another arithmetic. The result
 /// starts as +infinity ("no path") and each step keeps the smaller of it and A + B.
 __global__ void minplus_kernel(const float* A, const float* B, float* C, int m, int n, int k,
-                               course::ThreadMapping mapping) {
+                               ThreadMapping mapping) {
   const auto [row, col] = owned_element(mapping, blockIdx, threadIdx, blockDim);
   if (row >= m || col >= n)
     return;

@@ -39,19 +39,19 @@ constexpr int kBlock1d = 256;
 
 /// The signature of matmul_kernel and minplus_kernel.
 using ProductKernel = void (*)(const float* A, const float* B, float* C, int m, int n, int k,
-                               course::ThreadMapping mapping);
+                               ThreadMapping mapping);
 
 /// Launches @p kernel (matmul_kernel or minplus_kernel) with one thread per element of C. The
 /// grid's x extent covers the index that consecutive threads walk: the n columns with
 /// ThreadMapping::coalesced, the m rows with ThreadMapping::transposed.
 inline void launch_product(ProductKernel kernel, const float* A, const float* B, float* C, int m,
-                           int n, int k, cudaStream_t stream, course::ThreadMapping mapping) {
+                           int n, int k, cudaStream_t stream, ThreadMapping mapping) {
   course::require_positive(m, "m");
   course::require_positive(n, "n");
   course::require_positive(k, "k");
   const dim3 block(kBlockX, kBlockY);
-  const dim3 grid = mapping == course::ThreadMapping::coalesced ? course::grid_2d(n, m, block)
-                                                                : course::grid_2d(m, n, block);
+  const dim3 grid = mapping == ThreadMapping::coalesced ? course::grid_2d(n, m, block)
+                                                        : course::grid_2d(m, n, block);
   kernel<<<grid, block, 0, stream>>>(A, B, C, m, n, k, mapping);
   COURSE_CHECK_LAUNCH(kernel, grid, block, 0, stream);
 }
@@ -59,16 +59,14 @@ inline void launch_product(ProductKernel kernel, const float* A, const float* B,
 /// C = A * B (A is m x k, B is k x n, row-major device pointers), one thread per element of C.
 /// @p mapping: consecutive threads walk the columns (coalesced, the default) or the rows.
 inline void matmul(const float* A, const float* B, float* C, int m, int n, int k,
-                   cudaStream_t stream,
-                   course::ThreadMapping mapping = course::ThreadMapping::coalesced) {
+                   cudaStream_t stream, ThreadMapping mapping = ThreadMapping::coalesced) {
   launch_product(matmul_kernel, A, B, C, m, n, k, stream, mapping);
 }
 
 /// C[i][j] = min over p of A[i][p] + B[p][j], one thread per element of C.
 /// @p mapping: consecutive threads walk the columns (coalesced, the default) or the rows.
 inline void minplus(const float* A, const float* B, float* C, int m, int n, int k,
-                    cudaStream_t stream,
-                    course::ThreadMapping mapping = course::ThreadMapping::coalesced) {
+                    cudaStream_t stream, ThreadMapping mapping = ThreadMapping::coalesced) {
   launch_product(minplus_kernel, A, B, C, m, n, k, stream, mapping);
 }
 
@@ -100,9 +98,9 @@ inline void conv1d(const float* a, int n, const float* b, int m, float* y, cudaS
 inline course::Chapter describe() {
   course::Chapter chapter = course::make_chapter(1, "global memory");
   chapter.launchers = [](const course::LaunchOptions& chosen) {
-    const course::ThreadMapping mapping = chosen.text("--mapping") == "transposed"
-                                              ? course::ThreadMapping::transposed
-                                              : course::ThreadMapping::coalesced;
+    const ThreadMapping mapping = chosen.text("--mapping") == "transposed"
+                                      ? ThreadMapping::transposed
+                                      : ThreadMapping::coalesced;
     return course::ProblemSet{course::with_choice(matmul, mapping),
                               course::with_choice(minplus, mapping), conv2d, conv1d};
   };
@@ -116,7 +114,7 @@ inline course::Chapter describe() {
   // The bug hunt: a defective product kernel behind the chapter's own launcher.
   const course::ProductLauncher edge = [](const float* A, const float* B, float* C, int m, int n,
                                           int k, cudaStream_t stream) {
-    launch_product(matmul_edge_kernel, A, B, C, m, n, k, stream, course::ThreadMapping::coalesced);
+    launch_product(matmul_edge_kernel, A, B, C, m, n, k, stream, ThreadMapping::coalesced);
   };
   // The chapter's instruments on the student's kernels: bounds, and the rate.
   const std::vector<std::string> all = {"matmul", "minplus", "conv2d", "conv1d"};

@@ -188,7 +188,7 @@ RunResult measure(const ProblemInstance& instance, const ProblemSet& set, const 
         result.previous_ms = before.median_ms;
       }
     } catch (const std::invalid_argument&) {
-      // The previous chapter does not take these sizes (chapter 2 compiles only some masks):
+      // The previous chapter does not take these sizes (it compiled only some masks):
       // there is no speedup to report.
       result.previous_ms = 0;
       result.previous_failed = false;

@@ -14,7 +14,7 @@
 
 namespace {
 
-using course::ThreadMapping;
+using ch01::ThreadMapping;
 
 // Plays every thread of the product's grid for an m x n C through owned_element() and checks it.
 void check_mapping(ThreadMapping mapping, int m, int n) {

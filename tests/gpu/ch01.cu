@@ -15,7 +15,7 @@ namespace {
 
 // Both products in either mapping of the threads.
 testing::Choices both_mappings() {
-  using course::ThreadMapping;
+  using ch01::ThreadMapping;
   testing::Choices mappings;
   for (const auto mapping : {ThreadMapping::coalesced, ThreadMapping::transposed}) {
     const char* name = mapping == ThreadMapping::coalesced ? "coalesced" : "transposed";

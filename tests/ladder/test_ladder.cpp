@@ -344,7 +344,7 @@ TEST_CASE("the CSV writer: one field per column, FAILs without figures", "[ladde
       make_row(kConv1d, "ch01", 1, 3.0),
   };
   course::KernelResources kernel;
-  kernel.name = "ch01::product_kernel<course::PlusTimes, (course::ThreadMapping)0>";
+  kernel.name = "ch01::product_kernel<course::PlusTimes, (ch01::ThreadMapping)0>";
   kernel.registers = 40;
   kernel.static_shared = 1024;
   kernel.dynamic_shared = 512;

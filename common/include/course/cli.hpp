@@ -123,7 +123,7 @@ Options parse_options(int argc, const char* const* argv, const ChapterFlags& fla
 /// The numbers of @p values separated by @p separator ("32, 16"), for messages that list choices.
 std::string join(const std::vector<int>& values, const char* separator);
 
-/// The words of @p values separated by @p separator ("plain, dispatch").
+/// The words of @p values separated by @p separator ("simple, fused").
 std::string join(const std::vector<std::string>& values, const char* separator);
 
 /// The usage text for @p program with the flags this chapter offers.

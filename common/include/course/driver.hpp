@@ -156,11 +156,11 @@ struct Chapter {
   /// The chapter's planted bugs (`--bug NAME`, `--list-bugs`); every chapter has at least one.
   std::vector<PlantedBug> bugs;
   /// The `--variant` value that shows the chapter at its best, when that is not the
-  /// default (chapter 3: "dispatch"); empty otherwise. The ladder runs it beside the default, and
+  /// default (e.g. "fused"); empty otherwise. The ladder runs it beside the default, and
   /// the next chapter compares itself with it.
   std::string best_variant;
   /// Why this GPU (or this build) cannot run the chapter's kernels, or "" when it can; unset when
-  /// every GPU the course runs on can (chapter 7 needs a Hopper). The ladder skips a chapter that
+  /// every GPU the course runs on can (a Hopper-only chapter). The ladder skips a chapter that
   /// refuses, saying why; the executable's launchers refuse with the same line.
   std::function<std::string()> gpu_refusal;
   GpuRequirement gpu;                   ///< the GPU the kernels need (`--describe`, `--help`)
@@ -265,7 +265,7 @@ std::vector<std::pair<std::string, std::string>> launch_choices(Problem problem,
                                                                 const ChapterFlags& flags);
 
 /// The launch choices a report shows for @p problem in a chapter with @p flags (launch_choices()
-/// as "word=value", separated by spaces), e.g. "tile=32" or "tile=32 variant=dispatch".
+/// as "word=value", separated by spaces), e.g. "lanes=16" or "lanes=16 variant=fused".
 std::string describe_variant(Problem problem, const LaunchOptions& chosen,
                              const ChapterFlags& flags);
 

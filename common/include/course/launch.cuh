@@ -6,7 +6,6 @@
 #include <cuda_runtime.h>
 
 #include "course/cuda_check.hpp"
-#include "course/thread_mapping.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -110,7 +110,7 @@ struct ProblemSet {
 /// A launcher of the problem's plain signature that calls @p launcher with the problem's
 /// arguments followed by @p choice. A launcher that offers a choice (a tile width, a thread
 /// mapping) takes it as its one trailing parameter; this is how a driver binds the choice made on
-/// the command line, e.g. `with_choice(ch02::matmul, 16)`.
+/// the command line, e.g. `with_choice(launch_matmul, 16)`.
 template <typename Launcher, typename Choice>
 auto with_choice(Launcher launcher, Choice choice) {
   return [launcher, choice](auto... arguments) { launcher(arguments..., choice); };

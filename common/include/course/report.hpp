@@ -36,7 +36,7 @@ struct RunResult {
   int chapter = 0;                    ///< chapter number
   bool solution = false;              ///< solution edition (false: the student's kernels)
   Problem problem = Problem::matmul;  ///< which problem
-  std::string variant;                ///< launch options that matter, e.g. "tile=32"
+  std::string variant;                ///< launch options that matter, e.g. "lanes=16"
   /// The same as data: (the flag's word, the value) of each, e.g. ("tile", "32"); none for a bug.
   std::vector<std::pair<std::string, std::string>> choices;
   std::string sizes;         ///< e.g. "4096x4096x4096" or "8192x8192 mask 13x13"
