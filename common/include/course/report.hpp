@@ -37,7 +37,7 @@ struct RunResult {
   bool solution = false;              ///< solution edition (false: the student's kernels)
   Problem problem = Problem::matmul;  ///< which problem
   std::string variant;                ///< launch options that matter, e.g. "lanes=16"
-  /// The same as data: (the flag's word, the value) of each, e.g. ("tile", "32"); none for a bug.
+  /// The same as data: (the flag's word, the value) of each, e.g. ("lanes", "16"); none for a bug.
   std::vector<std::pair<std::string, std::string>> choices;
   std::string sizes;         ///< e.g. "4096x4096x4096" or "8192x8192 mask 13x13"
   TimingStats timing;        ///< the kernel's times
