@@ -7,6 +7,8 @@
 #include "course/parse.hpp"
 #include "course/random.hpp"
 
+#include <cuda_runtime.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <initializer_list>
@@ -47,6 +49,18 @@ bool gpu_tests_enabled(const char* chapter_label, bool solution) {
   return true;
 }
 
+bool gpu_has_compute_capability(int major, const char* chapter_label) {
+  int device = 0;
+  int found = 0;
+  REQUIRE(cudaGetDevice(&device) == cudaSuccess);
+  REQUIRE(cudaDeviceGetAttribute(&found, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess);
+  if (found == major)
+    return true;
+  WARN("SKIPPED: " << chapter_label << " needs compute capability " << major << ".0; this GPU has "
+                   << found << ".x");
+  return false;
+}
+
 void check_products(const Choices& choices, const std::vector<ProductShape>& shapes,
                     long long salt) {
   REQUIRE_FALSE(choices.empty());
@@ -67,25 +81,45 @@ void check_products(const Choices& choices, const std::vector<ProductShape>& sha
   }
 }
 
-void check_products_at_course_sizes(const Choices& choices) {
+void check_products_at_course_sizes(const Choices& choices, const std::vector<ProductShape>& more) {
   std::vector<ProductShape> squares;
   for (int s : kAwkwardSizes)
     squares.push_back({s, s, s});
   check_products(choices, squares, 1);
-  check_products(choices, shapes(kNonSquareShapes), 2);
+  check_products(choices, shapes(kNonSquareShapes, more), 2);
+}
+
+std::vector<ProductShape> along_m(const std::vector<int>& ms, int n, int k) {
+  std::vector<ProductShape> along;
+  for (int m : ms)
+    along.push_back({m, n, k});
+  return along;
+}
+
+std::vector<ProductShape> along_n(int m, const std::vector<int>& ns, int k) {
+  std::vector<ProductShape> along;
+  for (int n : ns)
+    along.push_back({m, n, k});
+  return along;
+}
+
+std::vector<ProductShape> along_k(int m, int n, const std::vector<int>& ks) {
+  std::vector<ProductShape> along;
+  for (int k : ks)
+    along.push_back({m, n, k});
+  return along;
+}
+
+void check_products_with_long_k(const Choices& choices) {
+  check_products(choices, {{3, 5, 5000}}, 6);
+  check_products(choices, {{129, 257, 4099}}, 7);
 }
 
 void check_products_around(const Choices& choices, ProductShape base,
                            const std::vector<int>& sizes) {
-  std::vector<ProductShape> along_m, along_n, along_k;
-  for (int s : sizes) {
-    along_m.push_back({s, base.n, base.k});
-    along_n.push_back({base.m, s, base.k});
-    along_k.push_back({base.m, base.n, s});
-  }
-  check_products(choices, along_m, 3);
-  check_products(choices, along_n, 4);
-  check_products(choices, along_k, 5);
+  check_products(choices, along_m(sizes, base.n, base.k), 3);
+  check_products(choices, along_n(base.m, sizes, base.k), 4);
+  check_products(choices, along_k(base.m, base.n, sizes), 5);
 }
 
 std::vector<ProductShape> shapes_around_depth(int tile, int depth) {

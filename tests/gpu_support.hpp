@@ -77,6 +77,29 @@ Choices each_step(const Steps& steps, AtStep at_step) {
   return choices;
 }
 
+/// Both products of a chapter built in steps, at every step of @p steps (its kSteps); @p matmul
+/// and @p minplus take the step as their trailing parameter.
+template <class Steps, class Matmul, class Minplus>
+Choices products_each_step(const Steps& steps, Matmul matmul, Minplus minplus) {
+  return each_step(steps, [&](auto step) {
+    return products(with_choice(matmul, step), with_choice(minplus, step));
+  });
+}
+
+/// The matmul of a tensor-core chapter built in steps, at every step of @p steps, checked with
+/// @p arithmetic (the chapter's matmul_arithmetic(): TF32's tolerance).
+template <class Steps, class Matmul>
+Choices matmul_each_step(const Steps& steps, Matmul matmul, Arithmetic arithmetic) {
+  return each_step(steps, [&](auto step) {
+    return ProblemSet{with_choice(matmul, step), {}, {}, {}, arithmetic};
+  });
+}
+
+/// True when this GPU's compute capability is @p major.x, the one @p chapter_label ("ch07") is
+/// built for. Otherwise warns "SKIPPED: <reason>" (which CTest turns into a skip) and returns
+/// false. A failing query fails the test case: it must not pass unchecked.
+bool gpu_has_compute_capability(int major, const char* chapter_label);
+
 /// For every choice, runs its matmul and minplus (those it offers; matmul with the tolerance of
 /// set.arithmetic) at every shape of @p shapes and checks each (Catch2 CHECK, with the choice,
 /// the sizes, the seed and the worst element in the message). @p salt keeps the seeds of
@@ -84,8 +107,19 @@ Choices each_step(const Steps& steps, AtStep at_step) {
 void check_products(const Choices& choices, const std::vector<ProductShape>& shapes,
                     long long salt);
 
-/// check_products() at every awkward square size (salt 1) and every non-square shape (salt 2).
-void check_products_at_course_sizes(const Choices& choices);
+/// check_products() at every awkward square size (salt 1) and every non-square shape followed by
+/// @p more, a chapter's own shapes (salt 2).
+void check_products_at_course_sizes(const Choices& choices,
+                                    const std::vector<ProductShape>& more = {});
+
+/// The shapes @p ms x @p n x @p k (each m of @p ms), @p m x @p ns x @p k and @p m x @p n x @p ks.
+std::vector<ProductShape> along_m(const std::vector<int>& ms, int n, int k);
+std::vector<ProductShape> along_n(int m, const std::vector<int>& ns, int k);
+std::vector<ProductShape> along_k(int m, int n, const std::vector<int>& ks);
+
+/// check_products() where k is much larger than m and n: 3 x 5 x 5000 (salt 6), a product inside
+/// one block with a long walk along k, and 129 x 257 x 4099 (salt 7), several blocks with k odd.
+void check_products_with_long_k(const Choices& choices);
 
 /// check_products() around a tile's edges: @p base with its m (salt 3), then its n (salt 4), then
 /// its k (salt 5) replaced by each of @p sizes.
@@ -121,4 +155,14 @@ std::vector<Shape> shapes(const Shape (&course_shapes)[N], const std::vector<Sha
   do {                                                                                        \
     if (!::course::testing::gpu_tests_enabled(COURSE_CHAPTER_LABEL, COURSE_TEST_IS_SOLUTION)) \
       return;                                                                                 \
+  } while (false)
+
+/// First line of a GPU test case of a chapter built for one compute capability (@p major, its
+/// kComputeCapabilityMajor): returns (as a skip) when GPU tests cannot run here or the GPU is
+/// another.
+#define COURSE_REQUIRE_COMPUTE_CAPABILITY(major)                                     \
+  do {                                                                               \
+    COURSE_REQUIRE_GPU();                                                            \
+    if (!::course::testing::gpu_has_compute_capability(major, COURSE_CHAPTER_LABEL)) \
+      return;                                                                        \
   } while (false)

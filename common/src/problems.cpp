@@ -2,18 +2,35 @@
 
 namespace course {
 
-const char* problem_name(Problem problem) {
-  switch (problem) {
-    case Problem::matmul:
-      return "matmul";
-    case Problem::minplus:
-      return "minplus";
-    case Problem::conv2d:
-      return "conv2d";
-    case Problem::conv1d:
-      return "conv1d";
+namespace {
+
+// What the course says of each problem: its name on the command line and in reports, the unit of
+// its rate and that unit's scale.
+struct ProblemWords {
+  Problem problem;
+  const char* name;
+  const char* rate_unit;
+  double rate_scale;
+};
+constexpr ProblemWords kProblemWords[] = {{Problem::matmul, "matmul", "TFLOP/s", 1e12},
+                                          {Problem::minplus, "minplus", "Tstep/s", 1e12},
+                                          {Problem::conv2d, "conv2d", "Gpixel/s", 1e9},
+                                          {Problem::conv1d, "conv1d", "Gsample/s", 1e9}};
+
+// @p problem's row, or null for a value outside the enum.
+const ProblemWords* words(Problem problem) {
+  for (const ProblemWords& row : kProblemWords) {
+    if (row.problem == problem)
+      return &row;
   }
-  return "unknown";
+  return nullptr;
+}
+
+}  // namespace
+
+const char* problem_name(Problem problem) {
+  const ProblemWords* row = words(problem);
+  return row != nullptr ? row->name : "unknown";
 }
 
 bool parse_problem(const std::string& name, Problem& problem) {
@@ -70,21 +87,13 @@ Workload conv1d_workload(int signal_length, int taps) {
 }
 
 const char* rate_unit(Problem problem) {
-  switch (problem) {
-    case Problem::matmul:
-      return "TFLOP/s";
-    case Problem::minplus:
-      return "Tstep/s";
-    case Problem::conv2d:
-      return "Gpixel/s";
-    case Problem::conv1d:
-      return "Gsample/s";
-  }
-  return "";
+  const ProblemWords* row = words(problem);
+  return row != nullptr ? row->rate_unit : "";
 }
 
 double rate_scale(Problem problem) {
-  return problem == Problem::matmul || problem == Problem::minplus ? 1e12 : 1e9;
+  const ProblemWords* row = words(problem);
+  return row != nullptr ? row->rate_scale : 1e9;
 }
 
 double work_per_run(const Workload& w) {

@@ -21,6 +21,15 @@
 
 namespace {
 
+// Checks exercise @p exercise ("8.2") through @p functions of the kernels.cuh this test is built
+// with: @p failure is what they got wrong, "" when nothing; a failure names the file and the hints.
+void check_exercise(const char* exercise, const char* functions, const std::string& failure) {
+  INFO("exercise " << exercise << ", " << functions << " in " COURSE_KERNELS_FILE
+                   << "; hints: scripts/hint.sh " << exercise);
+  INFO(failure);
+  CHECK(failure.empty());
+}
+
 // ---------------------------------------------------------------------------------------------
 // Exercise 8.1: the slab, as TMA lays it out.
 // ---------------------------------------------------------------------------------------------
@@ -110,18 +119,12 @@ std::string column_failure(Column column) {
 TEST_CASE("ch08 exercise 8.1: slab_offset() finds each float where TMA's swizzle wrote it",
           "[ch08][slab]") {
   COURSE_REQUIRE_EDITION("ch08");
-  INFO("exercise 8.1, slab_offset() in " COURSE_KERNELS_FILE "; hints: scripts/hint.sh 8.1");
-  const std::string failure = offset_failure(ch08::slab_offset);
-  INFO(failure);
-  CHECK(failure.empty());
+  check_exercise("8.1", "slab_offset()", offset_failure(ch08::slab_offset));
 }
 
 TEST_CASE("ch08 exercise 8.1: slab_column() reads 32 columns, conflict-free", "[ch08][slab]") {
   COURSE_REQUIRE_EDITION("ch08");
-  INFO("exercise 8.1, slab_column() in " COURSE_KERNELS_FILE "; hints: scripts/hint.sh 8.1");
-  const std::string failure = column_failure(ch08::slab_column);
-  INFO(failure);
-  CHECK(failure.empty());
+  check_exercise("8.1", "slab_column()", column_failure(ch08::slab_column));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -206,10 +209,7 @@ std::string walks_failure(WalkOf walk_of) {
 TEST_CASE("ch08 exercise 8.2: the blocks' walks take every unit once, a cluster together",
           "[ch08][walk]") {
   COURSE_REQUIRE_EDITION("ch08");
-  INFO("exercise 8.2, unit_walk() in " COURSE_KERNELS_FILE "; hints: scripts/hint.sh 8.2");
-  const std::string failure = walks_failure(ch08::unit_walk);
-  INFO(failure);
-  CHECK(failure.empty());
+  check_exercise("8.2", "unit_walk()", walks_failure(ch08::unit_walk));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -268,10 +268,7 @@ std::string shares_failure(ShareOf share_of) {
 TEST_CASE("ch08 exercise 8.3: the blocks' shares fill every block's tile of A, each row once",
           "[ch08][multicast]") {
   COURSE_REQUIRE_EDITION("ch08");
-  INFO("exercise 8.3, multicast_share() in " COURSE_KERNELS_FILE "; hints: scripts/hint.sh 8.3");
-  const std::string failure = shares_failure(ch08::multicast_share);
-  INFO(failure);
-  CHECK(failure.empty());
+  check_exercise("8.3", "multicast_share()", shares_failure(ch08::multicast_share));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -358,11 +355,8 @@ std::string empties_failure(ArrivalsOf arrivals_of, ReleasesOf releases_of) {
 TEST_CASE("ch08 exercise 8.4: a stage is free once every consumer warp of the cluster is done",
           "[ch08][empty]") {
   COURSE_REQUIRE_EDITION("ch08");
-  INFO("exercise 8.4, empty_arrivals() and release_blocks() in " COURSE_KERNELS_FILE
-       "; hints: scripts/hint.sh 8.4");
-  const std::string failure = empties_failure(ch08::empty_arrivals, ch08::release_blocks);
-  INFO(failure);
-  CHECK(failure.empty());
+  check_exercise("8.4", "empty_arrivals() and release_blocks()",
+                 empties_failure(ch08::empty_arrivals, ch08::release_blocks));
 }
 
 #ifdef COURSE_SOLUTION_EDITION

@@ -7,23 +7,19 @@
 #include "gpu_support.hpp"
 
 namespace testing = course::testing;
-using course::with_choice;
 
 namespace {
 
 // Both products at every step.
 testing::Choices every_step() {
-  return testing::each_step(ch05::kSteps, [](ch05::Step step) {
-    return testing::products(with_choice(ch05::matmul, step), with_choice(ch05::minplus, step));
-  });
+  return testing::products_each_step(ch05::kSteps, ch05::matmul, ch05::minplus);
 }
 
 }  // namespace
 
 TEST_CASE("ch05 products match the reference at the course's sizes, every step", "[gpu]") {
   COURSE_REQUIRE_GPU();
-  testing::check_products_at_course_sizes(every_step());
-  testing::check_products(every_step(), {{300, 200, 100}}, 2);
+  testing::check_products_at_course_sizes(every_step(), {{300, 200, 100}});
 }
 
 TEST_CASE(

@@ -13,18 +13,14 @@ namespace {
 
 // Every step's launcher, checked as the TF32 product it is.
 testing::Choices every_step() {
-  return testing::each_step(ch06::kSteps, [](ch06::Step step) {
-    return course::ProblemSet{
-        course::with_choice(ch06::matmul, step), {}, {}, {}, ch06::matmul_arithmetic()};
-  });
+  return testing::matmul_each_step(ch06::kSteps, ch06::matmul, ch06::matmul_arithmetic());
 }
 
 }  // namespace
 
 TEST_CASE("ch06 matmul matches the reference at the course's sizes, every step", "[gpu]") {
   COURSE_REQUIRE_GPU();
-  testing::check_products_at_course_sizes(every_step());
-  testing::check_products(every_step(), {{300, 200, 100}}, 2);
+  testing::check_products_at_course_sizes(every_step(), {{300, 200, 100}});
 }
 
 TEST_CASE("ch06 matmul matches the reference around every tile boundary, every step", "[gpu]") {
@@ -39,21 +35,19 @@ TEST_CASE("ch06 matmul matches the reference around every tile boundary, every s
 TEST_CASE("ch06 matmul with one to four batches: fewer than, as many as and more than the stages",
           "[gpu]") {
   COURSE_REQUIRE_GPU();
-  for (int k : {1, 32, 33, 64, 65, 96, 97, 128})
-    testing::check_products(every_step(), {{131, 263, k}}, 9);
+  testing::check_products(every_step(),
+                          testing::along_k(131, 263, {1, 32, 33, 64, 65, 96, 97, 128}), 9);
 }
 
 TEST_CASE("ch06 matmul matches the reference when k is much larger than m and n", "[gpu]") {
   COURSE_REQUIRE_GPU();
-  testing::check_products(every_step(), {{3, 5, 5000}}, 6);
-  testing::check_products(every_step(), {{129, 257, 4099}}, 7);
+  testing::check_products_with_long_k(every_step());
 }
 
 TEST_CASE("ch06 matmul writes odd widths and unaligned rows one float at a time", "[gpu]") {
   COURSE_REQUIRE_GPU();
   // n odd: no float2 stores; the last column of every row is a lone element.
-  for (int n : {1, 3, 255, 257})
-    testing::check_products(every_step(), {{65, n, 40}}, 8);
+  testing::check_products(every_step(), testing::along_n(65, {1, 3, 255, 257}, 40), 8);
 }
 
 TEST_CASE("ch06 matmul takes several blocks in both directions, every step", "[gpu]") {

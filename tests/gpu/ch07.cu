@@ -8,48 +8,24 @@
 #include "catch.hpp"
 #include "gpu_support.hpp"
 
-#include <cuda_runtime.h>
-
 namespace testing = course::testing;
 
 namespace {
 
 // Every step's launcher, checked as the TF32 product it is.
 testing::Choices every_step() {
-  return testing::each_step(ch07::kSteps, [](ch07::Step step) {
-    return course::ProblemSet{
-        course::with_choice(ch07::matmul, step), {}, {}, {}, ch07::matmul_arithmetic()};
-  });
-}
-
-// Whether this GPU is a Hopper; if not, the case is skipped with the reason. A failing query
-// fails the case: it must not pass unchecked.
-bool on_hopper() {
-  int device = 0;
-  int major = 0;
-  REQUIRE(cudaGetDevice(&device) == cudaSuccess);
-  REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess);
-  if (major == ch07::kComputeCapabilityMajor)
-    return true;
-  WARN("SKIPPED: chapter 7 needs compute capability 9.0 (Hopper); this GPU has " << major << ".x");
-  return false;
+  return testing::matmul_each_step(ch07::kSteps, ch07::matmul, ch07::matmul_arithmetic());
 }
 
 }  // namespace
 
-#define COURSE_REQUIRE_HOPPER() \
-  COURSE_REQUIRE_GPU();         \
-  if (!on_hopper())             \
-  return
-
 TEST_CASE("ch07 matmul matches the reference at the course's sizes, every step", "[gpu]") {
-  COURSE_REQUIRE_HOPPER();
-  testing::check_products_at_course_sizes(every_step());
-  testing::check_products(every_step(), {{300, 200, 100}}, 2);
+  COURSE_REQUIRE_COMPUTE_CAPABILITY(ch07::kComputeCapabilityMajor);
+  testing::check_products_at_course_sizes(every_step(), {{300, 200, 100}});
 }
 
 TEST_CASE("ch07 matmul matches the reference around every tile boundary, every step", "[gpu]") {
-  COURSE_REQUIRE_HOPPER();
+  COURSE_REQUIRE_COMPUTE_CAPABILITY(ch07::kComputeCapabilityMajor);
   // Around the stage (32 k-steps, 128-byte rows), the wgmma (64 rows) and the block tile (128
   // rows, 256 columns); k not a multiple of 4 sends A through the pre-pass.
   testing::check_products_around(
@@ -59,25 +35,23 @@ TEST_CASE("ch07 matmul matches the reference around every tile boundary, every s
 
 TEST_CASE("ch07 matmul with one to six batches: fewer than, as many as and more than the stages",
           "[gpu]") {
-  COURSE_REQUIRE_HOPPER();
-  for (int k : {1, 2, 32, 33, 64, 96, 97, 128, 129, 160, 192})
-    testing::check_products(every_step(), {{131, 263, k}}, 9);
+  COURSE_REQUIRE_COMPUTE_CAPABILITY(ch07::kComputeCapabilityMajor);
+  testing::check_products(
+      every_step(), testing::along_k(131, 263, {1, 2, 32, 33, 64, 96, 97, 128, 129, 160, 192}), 9);
 }
 
 TEST_CASE("ch07 matmul matches the reference when k is much larger than m and n", "[gpu]") {
-  COURSE_REQUIRE_HOPPER();
-  testing::check_products(every_step(), {{3, 5, 5000}}, 6);
-  testing::check_products(every_step(), {{129, 257, 4099}}, 7);
+  COURSE_REQUIRE_COMPUTE_CAPABILITY(ch07::kComputeCapabilityMajor);
+  testing::check_products_with_long_k(every_step());
 }
 
 TEST_CASE("ch07 matmul writes odd widths and unaligned rows one float at a time", "[gpu]") {
-  COURSE_REQUIRE_HOPPER();
-  for (int n : {1, 3, 255, 257})
-    testing::check_products(every_step(), {{65, n, 40}}, 8);
+  COURSE_REQUIRE_COMPUTE_CAPABILITY(ch07::kComputeCapabilityMajor);
+  testing::check_products(every_step(), testing::along_n(65, {1, 3, 255, 257}, 40), 8);
 }
 
 TEST_CASE("ch07 matmul with more tiles than run at once, in both block orders", "[gpu]") {
-  COURSE_REQUIRE_HOPPER();
+  COURSE_REQUIRE_COMPUTE_CAPABILITY(ch07::kComputeCapabilityMajor);
   // 19 x 5 tiles (more than one wave on any Hopper), a last group of 3 tile rows for the grouped
   // order, neither m nor n a multiple of its tile, k prime.
   testing::check_products(every_step(), {{2333, 1201, 211}}, 10);
