@@ -20,12 +20,12 @@ testing::Choices every_step() {
 }  // namespace
 
 TEST_CASE("ch07 matmul matches the reference at the course's sizes, every step", "[gpu]") {
-  COURSE_REQUIRE_COMPUTE_CAPABILITY(ch07::kComputeCapabilityMajor);
+  COURSE_REQUIRE_COMPUTE_CAPABILITY(course::kHopperMajor);
   testing::check_products_at_course_sizes(every_step(), {{300, 200, 100}});
 }
 
 TEST_CASE("ch07 matmul matches the reference around every tile boundary, every step", "[gpu]") {
-  COURSE_REQUIRE_COMPUTE_CAPABILITY(ch07::kComputeCapabilityMajor);
+  COURSE_REQUIRE_COMPUTE_CAPABILITY(course::kHopperMajor);
   // Around the stage (32 k-steps, 128-byte rows), the wgmma (64 rows) and the block tile (128
   // rows, 256 columns); k not a multiple of 4 sends A through the pre-pass.
   testing::check_products_around(
@@ -35,23 +35,23 @@ TEST_CASE("ch07 matmul matches the reference around every tile boundary, every s
 
 TEST_CASE("ch07 matmul with one to six batches: fewer than, as many as and more than the stages",
           "[gpu]") {
-  COURSE_REQUIRE_COMPUTE_CAPABILITY(ch07::kComputeCapabilityMajor);
+  COURSE_REQUIRE_COMPUTE_CAPABILITY(course::kHopperMajor);
   testing::check_products(
       every_step(), testing::along_k(131, 263, {1, 2, 32, 33, 64, 96, 97, 128, 129, 160, 192}), 9);
 }
 
 TEST_CASE("ch07 matmul matches the reference when k is much larger than m and n", "[gpu]") {
-  COURSE_REQUIRE_COMPUTE_CAPABILITY(ch07::kComputeCapabilityMajor);
+  COURSE_REQUIRE_COMPUTE_CAPABILITY(course::kHopperMajor);
   testing::check_products_with_long_k(every_step());
 }
 
 TEST_CASE("ch07 matmul writes odd widths and unaligned rows one float at a time", "[gpu]") {
-  COURSE_REQUIRE_COMPUTE_CAPABILITY(ch07::kComputeCapabilityMajor);
+  COURSE_REQUIRE_COMPUTE_CAPABILITY(course::kHopperMajor);
   testing::check_products(every_step(), testing::along_n(65, {1, 3, 255, 257}, 40), 8);
 }
 
 TEST_CASE("ch07 matmul with more tiles than run at once, in both block orders", "[gpu]") {
-  COURSE_REQUIRE_COMPUTE_CAPABILITY(ch07::kComputeCapabilityMajor);
+  COURSE_REQUIRE_COMPUTE_CAPABILITY(course::kHopperMajor);
   // 19 x 5 tiles (more than one wave on any Hopper), a last group of 3 tile rows for the grouped
   // order, neither m nor n a multiple of its tile, k prime.
   testing::check_products(every_step(), {{2333, 1201, 211}}, 10);

@@ -20,12 +20,12 @@ testing::Choices every_step() {
 }  // namespace
 
 TEST_CASE("ch08 matmul matches the reference at the course's sizes, every step", "[gpu]") {
-  COURSE_REQUIRE_COMPUTE_CAPABILITY(ch08::kComputeCapabilityMajor);
+  COURSE_REQUIRE_COMPUTE_CAPABILITY(course::kHopperMajor);
   testing::check_products_at_course_sizes(every_step(), {{300, 200, 100}});
 }
 
 TEST_CASE("ch08 matmul matches the reference around every tile boundary, every step", "[gpu]") {
-  COURSE_REQUIRE_COMPUTE_CAPABILITY(ch08::kComputeCapabilityMajor);
+  COURSE_REQUIRE_COMPUTE_CAPABILITY(course::kHopperMajor);
   // Around the stage (32 k-steps), B's slab (16 columns), the warpgroup's share (64 columns) and
   // the block tile (256 rows, 128 columns); n or k not a multiple of 4 sends B or A through the
   // pre-pass.
@@ -36,13 +36,13 @@ TEST_CASE("ch08 matmul matches the reference around every tile boundary, every s
 
 TEST_CASE("ch08 matmul with one to six batches: fewer than, as many as and more than the stages",
           "[gpu]") {
-  COURSE_REQUIRE_COMPUTE_CAPABILITY(ch08::kComputeCapabilityMajor);
+  COURSE_REQUIRE_COMPUTE_CAPABILITY(course::kHopperMajor);
   testing::check_products(
       every_step(), testing::along_k(131, 263, {1, 2, 32, 33, 64, 96, 97, 128, 129, 160, 192}), 9);
 }
 
 TEST_CASE("ch08 matmul with fewer tiles than the GPU has SMs: split-K and lone tiles", "[gpu]") {
-  COURSE_REQUIRE_COMPUTE_CAPABILITY(ch08::kComputeCapabilityMajor);
+  COURSE_REQUIRE_COMPUTE_CAPABILITY(course::kHopperMajor);
   // One tile (fewer than a cluster), k long enough to cut into slices; a skinny product of a
   // few rows (a model's decode step); a narrow one; one whose last slice is short.
   testing::check_products_with_long_k(every_step());
@@ -52,13 +52,13 @@ TEST_CASE("ch08 matmul with fewer tiles than the GPU has SMs: split-K and lone t
 }
 
 TEST_CASE("ch08 matmul writes odd widths and unaligned rows one float at a time", "[gpu]") {
-  COURSE_REQUIRE_COMPUTE_CAPABILITY(ch08::kComputeCapabilityMajor);
+  COURSE_REQUIRE_COMPUTE_CAPABILITY(course::kHopperMajor);
   testing::check_products(every_step(), testing::along_n(65, {1, 3, 127, 129, 255, 257}, 40), 8);
 }
 
 TEST_CASE("ch08 matmul with more units than blocks: the persistent walk and the clusters",
           "[gpu]") {
-  COURSE_REQUIRE_COMPUTE_CAPABILITY(ch08::kComputeCapabilityMajor);
+  COURSE_REQUIRE_COMPUTE_CAPABILITY(course::kHopperMajor);
   // 10 x 19 tiles (more than one wave: each persistent block takes two units or more), an odd
   // count of tile columns (the last cluster has a tile past C), a last group of 2 tile rows,
   // neither m nor n a multiple of its tile, k prime.
