@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import course_description  # noqa: E402
 import profile_table  # noqa: E402
-from profile_table import as_float, short_name  # noqa: E402
+from profile_table import as_float  # noqa: E402
 import readme_block  # noqa: E402
 
 # Exit statuses (scripts/profile.sh documents them).
@@ -155,8 +155,9 @@ def offered_problems(executable):
 def profile_problem(ncu, metrics, executable, problem, extra, log):
     """Profiles one problem; returns its record: the run's `--json` object, with ncu's metrics of
     its main kernel's last launch (and the kernel's name) under "ncu"."""
+    # ncu names each kernel by its symbol, which the run's `kernels` carry beside a readable name.
     command = [ncu, "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none",
-               "--metrics", ",".join(metrics), executable, "--problem", problem, "--warmup", "0",
+               "--print-kernel-base", "mangled", "--metrics", ",".join(metrics), executable, "--problem", problem, "--warmup", "0",
                "--reps", "1", "--no-compare", "--no-check", "--json"] + extra
     log.write("$ " + " ".join(command) + "\n")
     result = subprocess.run(command, capture_output=True, text=True)
@@ -193,7 +194,8 @@ def write_records(records, path):
 def read_records(path):
     """The records of a profile (scripts/profile.sh writes them: results/profile.jsonl)."""
     records = course_description.read_runs(
-        path, ("chapter", "edition", "problem", "device", "flops", "ncu"),
+        path, ("chapter", "edition", "problem", "device", "flops", "operation", "operations",
+               "operations_per_fma_slot", "ncu"),
         "a profile record (a run's --json object with ncu's metrics)")
     if any(not isinstance(record["ncu"], dict) for record in records):
         raise ValueError(f"{path}: a record's ncu is not an object of metrics")

@@ -37,28 +37,31 @@ def total(ncu, *metrics):
 
 def measures(record):
     """What the table and the roofline show of one record: ncu's counters set against the run's
-    arithmetic (`flops`, which the executable reports), and the roofs ncu measured."""
+    arithmetic as the executable reports it, in FLOPs (`flops`) and in the operation the FMA pipe
+    is reckoned in (`operations` of `operation`: a FLOP, or a min-plus step), and the roofs ncu
+    measured, the compute roof at the executable's `operations_per_fma_slot`."""
     ncu = record["ncu"]
-    flops = as_float(record.get("flops"))
+    flops, operations = as_float(record.get("flops")), as_float(record.get("operations"))
     seconds = as_float(ncu.get("gpu__time_duration.sum")) * 1e-9
     dram = total(ncu, "dram__bytes_read.sum", "dram__bytes_write.sum")
     l2 = 32.0 * total(ncu, "lts__t_sectors_srcunit_tex_op_read.sum",
                       "lts__t_sectors_srcunit_tex_op_write.sum")
-    # A min-plus step issues two instructions (an add and a min), each at the FMA rate: the FP32
-    # roof counts two operations per FMA slot, minplus one.
-    per_slot = 1 if record["problem"] == "minplus" else 2
     stalls = sorted(((float(value), name[len(STALL_PREFIX):-len(STALL_SUFFIX)])
                      for name, value in ncu.items()
                      if name.startswith(STALL_PREFIX) and number(value) is not None),
                     reverse=True)
     return {
-        "rate": flops / seconds if seconds > 0 else None,
-        "intensity_dram": flops / dram if dram > 0 else None,
-        "intensity_l2": flops / l2 if l2 > 0 else None,
+        "operation": record.get("operation", ""),
+        "rate": operations / seconds if seconds > 0 else None,  # operations per second
+        "flops_per_byte_dram": flops / dram if dram > 0 else None,
+        "flops_per_byte_l2": flops / l2 if l2 > 0 else None,
+        "intensity_dram": operations / dram if dram > 0 else None,  # operations per byte
+        "intensity_l2": operations / l2 if l2 > 0 else None,
         "l2_bytes": l2,
         "peak_compute": as_float(ncu.get(
             "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained"))
-        * as_float(ncu.get("sm__cycles_elapsed.avg.per_second")) * per_slot,
+        * as_float(ncu.get("sm__cycles_elapsed.avg.per_second"))
+        * as_float(record.get("operations_per_fma_slot")),
         "peak_dram": as_float(ncu.get("dram__bytes.sum.peak_sustained"))
         * as_float(ncu.get("dram__cycles_elapsed.avg.per_second")),
         "peak_l2": as_float(ncu.get("lts__t_bytes.sum.peak_sustained"))
@@ -67,16 +70,13 @@ def measures(record):
     }
 
 
-def short_name(kernel):
-    """The kernel's name without its parameter list: `ch04::product_kernel<course::PlusTimes>`."""
-    depth, cut = 0, len(kernel)
-    for index, char in enumerate(kernel):
-        depth += {"<": 1, ">": -1}.get(char, 0)
-        if char == "(" and depth == 0:
-            cut = index
-            break
-    name = kernel[:cut].strip()
-    return name[len("void "):] if name.startswith("void ") else name
+def kernel_name(record):
+    """The main kernel's name as its executable reports it (`kernels[].name`, of the kernel whose
+    `symbol` is the one ncu names); ncu's name as recorded where no kernel of the run carries it
+    (a record made before the executables reported their kernels' symbols)."""
+    symbol = record["ncu"].get("Kernel Name", "")
+    return next((kernel["name"] for kernel in record.get("kernels") or []
+                 if kernel.get("symbol") == symbol), symbol)
 
 
 def _si(value, unit):
@@ -107,18 +107,16 @@ def table(records):
         shared = ", ".join(_si(total(ncu, *SHARED[what]), "")
                            for what in ("requests", "wavefronts", "conflicts"))
         stalls = ", ".join(f"{name} {ratio:.2f}" for ratio, name in shown["stalls"])
-        # minplus in steps (an add and a min), as the executables and the ladder report it
-        steps = record["problem"] == "minplus"
-        rate = shown["rate"] / 2 if steps and shown["rate"] is not None else shown["rate"]
         lines.append(
             f"| {record['chapter']} ({record['edition']}) | {record['problem']} "
-            f"| `{short_name(ncu.get('Kernel Name', ''))}` "
+            f"| `{kernel_name(record)}` "
             f"| {as_float(ncu.get('gpu__time_duration.sum')) / 1e6:.3f} ms "
-            f"| {_si(rate, 'step/s' if steps else 'FLOP/s')} "
+            f"| {_si(shown['rate'], shown['operation'] + '/s')} "
             f"| {_si(value.get('dram__bytes_read.sum'), 'B')} "
             f"/ {_si(value.get('dram__bytes_write.sum'), 'B')} "
             f"| {_si(shown['l2_bytes'], 'B')} "
-            f"| {_num(shown['intensity_dram'])}, {_num(shown['intensity_l2'])} | {shared} "
+            f"| {_num(shown['flops_per_byte_dram'])}, {_num(shown['flops_per_byte_l2'])} "
+            f"| {shared} "
             f"| {_pct(value.get('sm__warps_active.avg.pct_of_peak_sustained_active'))}, "
             f"{_num(value.get('launch__registers_per_thread'))} "
             f"| {_pct(value.get('sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active'))}, "

@@ -70,18 +70,17 @@ def roofline(records, problem, stem):
     matplotlib.rcParams["svg.hashsalt"] = "roofline"  # the same rows give the same SVG
     import matplotlib.pyplot as plt
 
-    # minplus in steps (an add and a min: two operations), as the course reports it.
-    scale = 0.5 if problem == "minplus" else 1.0
-    scaled = ("rate", "intensity_dram", "intensity_l2", "peak_compute")
+    # In the operation the executables count the FMA pipe's work in: a FLOP, or a min-plus step.
+    counted = ("rate", "intensity_dram", "intensity_l2", "peak_compute")
     mine = []
     for record in records:
         shown = measures(record)
         if record["problem"] == problem and as_float(shown["rate"]) > 0:
             mine.append(dict(shown, chapter=str(record["chapter"]), device=record["device"],
-                             **{column: as_float(shown[column]) * scale for column in scaled}))
+                             **{column: as_float(shown[column]) for column in counted}))
     if not mine:
         return []
-    unit = "step" if problem == "minplus" else "FLOP"
+    unit = mine[0]["operation"]
     figure, axes = plt.subplots(figsize=(8.2, 4.8))
     intensities = [r[c] for r in mine for c in ("intensity_dram", "intensity_l2") if r[c] > 0]
     low, high = min(intensities + [1.0]) / 4, max(intensities + [1.0]) * 4

@@ -2,11 +2,15 @@
 
 namespace course {
 
-Peak arithmetic_peak(Problem problem, const DeviceInfo& device, Arithmetic arithmetic) {
-  // A min-plus step (an add and a min) issues at half the FMA rate and counts two operations,
-  // like an FMA.
+Operation operation(Problem problem) {
   if (problem == Problem::minplus)
-    return {2.0 * device.minplus_peak_steps(), "min-plus peak", "minplus"};
+    return {"step", 2.0, 0.5};
+  return {};
+}
+
+Peak arithmetic_peak(Problem problem, const DeviceInfo& device, Arithmetic arithmetic) {
+  if (problem == Problem::minplus)
+    return {operation(problem).flops * device.minplus_peak_steps(), "min-plus peak", "minplus"};
   if (problem == Problem::matmul && arithmetic == Arithmetic::tf32)
     return {device.tf32_peak_flops(), "TF32 tensor peak", "tf32"};
   return {device.fp32_peak_flops(), "FP32 peak", "fp32"};

@@ -1,5 +1,6 @@
 #include "course/device_info.hpp"
 
+#include "course/ceiling.hpp"
 #include "course/cuda_check.hpp"
 
 #include <cxxabi.h>
@@ -49,12 +50,16 @@ double DeviceInfo::tf32_peak_flops() const {
   return static_cast<double>(sms) * tf32_flop_per_sm_cycle(major, minor) * clock * 1e3;
 }
 
+double DeviceInfo::fma_slots_per_second() const {
+  return static_cast<double>(sms) * fp32_lanes * clock_khz * 1e3;
+}
+
 double DeviceInfo::fp32_peak_flops() const {
-  return static_cast<double>(sms) * fp32_lanes * clock_khz * 1e3 * 2.0;
+  return fma_slots_per_second() * operation(Problem::matmul).per_fma_slot;
 }
 
 double DeviceInfo::minplus_peak_steps() const {
-  return fp32_peak_flops() / 4.0;
+  return fma_slots_per_second() * operation(Problem::minplus).per_fma_slot;
 }
 
 double DeviceInfo::memory_bandwidth() const {
@@ -156,6 +161,7 @@ KernelResources query_kernel(const LaunchRecord& launch) {
   COURSE_CUDA_CHECK(cudaFuncGetAttributes(&attributes, launch.kernel));
   const char* mangled = nullptr;
   COURSE_CUDA_CHECK(cudaFuncGetName(&mangled, launch.kernel));
+  resources.symbol = mangled;
   resources.name = readable_kernel_name(mangled);
   resources.registers = attributes.numRegs;
   resources.static_shared = attributes.sharedSizeBytes;

@@ -51,6 +51,10 @@ void fill_rate(RunResult& result, const DeviceInfo& device, const Workload& work
   result.peak_key = peak.key;
   result.peak_flops = peak.flops;
   result.peak_percent = ratio(result.flops / seconds, peak.flops, 100.0).value_or(0);
+  const Operation counted = operation(workload.problem);
+  result.operation = counted.unit;
+  result.operations = result.flops / counted.flops;
+  result.operations_per_fma_slot = counted.per_fma_slot;
 }
 
 const char* previous_source(const RunResult& result) {
@@ -121,13 +125,20 @@ std::string result_json(const RunResult& result) {
   result.flops > 0 ? json.value(result.flops) : json.null();
   json.key("peak_flops");
   result.peak_flops > 0 ? json.value(result.peak_flops) : json.null();
+  // The same arithmetic in the operation the FMA pipe is reckoned in (a FLOP, or a min-plus step),
+  // and how many of those one FMA-pipe slot does: the profile's rate and compute roof.
+  json.member("operation", result.operation).key("operations");
+  result.operations > 0 ? json.value(result.operations) : json.null();
+  json.key("operations_per_fma_slot");
+  result.operations_per_fma_slot > 0 ? json.value(result.operations_per_fma_slot) : json.null();
   json.member("previous_chapter", result.previous_chapter).key("previous_ms");
   result.previous_ms > 0 ? json.value(result.previous_ms) : json.null();
   json.key("speedup");
   result.ok() && result.speedup() > 0 ? json.value(result.speedup()) : json.null();
   json.key("kernels").begin_array();
   for (const KernelResources& kernel : result.kernels) {
-    json.begin_object().member("name", kernel.name).member("registers", kernel.registers);
+    json.begin_object().member("name", kernel.name).member("symbol", kernel.symbol);
+    json.member("registers", kernel.registers);
     json.member("static_shared_bytes", static_cast<long long>(kernel.static_shared));
     json.member("dynamic_shared_bytes", static_cast<long long>(kernel.dynamic_shared));
     json.member("local_bytes", static_cast<long long>(kernel.local_bytes));

@@ -291,3 +291,41 @@ TEST_CASE("the JSON carries a run's arithmetic and its peak, whatever the verdic
   CHECK(failed.find("\"peak\":\"tf32\"") != std::string::npos);
   CHECK(course::result_json(course::RunResult{}).find("\"peak_flops\":null") != std::string::npos);
 }
+
+TEST_CASE("the JSON counts the arithmetic in the FMA pipe's operations: FLOPs, or min-plus steps",
+          "[report]") {
+  course::DeviceInfo hopper;
+  hopper.sms = 132;
+  hopper.fp32_lanes = 128;
+  hopper.clock_khz = 1980000;
+  course::RunResult result = absurd_result(true);
+  course::fill_rate(result, hopper,
+                    course::product_workload(course::Problem::minplus, 4096, 4096, 4096));
+  const std::string steps = course::result_json(result);
+  INFO(steps);
+  CHECK(steps.find("\"operation\":\"step\",\"operations\":6.87195e+10,"  // 4096^3 steps
+                   "\"operations_per_fma_slot\":0.5") != std::string::npos);
+  // The min-plus peak is the FMA pipe's slots at that many steps each.
+  CHECK(hopper.minplus_peak_steps() == hopper.fma_slots_per_second() * 0.5);
+  course::fill_rate(result, hopper, course::conv1d_workload(1000, 11));
+  const std::string flops = course::result_json(result);
+  INFO(flops);
+  CHECK(flops.find("\"operation\":\"FLOP\",\"operations\":22000,"  // 2 x 1000 x 11
+                   "\"operations_per_fma_slot\":2") != std::string::npos);
+  CHECK(course::result_json(course::RunResult{})
+            .find("\"operation\":\"\",\"operations\":null,\"operations_per_fma_slot\":null") !=
+        std::string::npos);
+}
+
+TEST_CASE("the JSON names each kernel readably and by its symbol", "[report]") {
+  course::RunResult result = absurd_result(true);
+  course::KernelResources kernel;
+  kernel.name = "ch04::product_kernel<course::PlusTimes>";
+  kernel.symbol = "_Z14product_kernelIN6course9PlusTimesEEvPKfS3_Pfiii";
+  result.kernels.push_back(kernel);
+  const std::string json = course::result_json(result);
+  INFO(json);
+  CHECK(json.find("{\"name\":\"ch04::product_kernel<course::PlusTimes>\",\"symbol\":\"_Z14product_"
+                  "kernelIN6course9PlusTimesEEvPKfS3_Pfiii\",\"registers\":0,") !=
+        std::string::npos);
+}

@@ -46,11 +46,15 @@ FAKE_EXECUTABLE = textwrap.dedent("""\
     problem = sys.argv[sys.argv.index("--problem") + 1]
     sizes = "64x32x16" if problem == "matmul" else "40x30 mask 3x5"
     flops = 2 * 64 * 32 * 16 if problem == "matmul" else 2 * 40 * 30 * 3 * 5
+    kernels = [{"name": "pad_kernel", "symbol": "_Z10pad_kernelPf"},
+               {"name": "main_kernel<course::PlusTimes>",
+                "symbol": "_Z11main_kernelIN6course9PlusTimesEEvPKfi"}]
     print(json.dumps({"device": "Stand-in GPU", "chapter": 9, "edition": "solution",
                       "problem": problem, "variant": "", "sizes": sizes, "flops": flops,
                       "peak": "tf32" if problem == "matmul" else "fp32",
                       "peak_flops": 4.94715e14 if problem == "matmul" else 6.69e13,
-                      "verdict": "UNCHECKED"}))
+                      "operation": "FLOP", "operations": flops, "operations_per_fma_slot": 2,
+                      "kernels": kernels, "verdict": "UNCHECKED"}))
 """)
 
 # An ncu stand-in: --query-metrics lists every base name the script asks for; a profile runs the
@@ -83,6 +87,9 @@ FAKE_NCU = textwrap.dedent("""\
         return f"{1000.0 * (launch + 1):,}"
     names = ["void pad_kernel(float*)", "void main_kernel<course::PlusTimes>(const float*, int)",
              "void main_kernel<course::PlusTimes>(const float*, int)"]
+    if "--print-kernel-base" in sys.argv and sys.argv[sys.argv.index("--print-kernel-base")
+                                                        + 1] == "mangled":  # symbols, not names
+        names = ["_Z10pad_kernelPf"] + ["_Z11main_kernelIN6course9PlusTimesEEvPKfi"] * 2
     lines = [["ID", "Kernel Name"] + metrics, [""] * (len(metrics) + 2)]  # names, units
     lines += [[str(launch), name] + [value(m, launch) for m in metrics]
               for launch, name in enumerate(names)]
@@ -101,7 +108,8 @@ class RecordedSample(unittest.TestCase):
         self.main = max(self.launches, key=lambda l: l["gpu__time_duration.sum"])
         self.record = {"device": self.main["device__attribute_display_name"], "chapter": 4,
                        "edition": "solution", "problem": "matmul", "flops": 2 * 1024 ** 3,
-                       "peak": "fp32", "ncu": self.main}
+                       "operation": "FLOP", "operations": 2 * 1024 ** 3,
+                       "operations_per_fma_slot": 2, "peak": "fp32", "ncu": self.main}
         self.shown = profile_table.measures(self.record)
 
     def raw_field(self, metric, launch_index):
@@ -126,6 +134,26 @@ class RecordedSample(unittest.TestCase):
         self.assertGreaterEqual(first, second)
         line = profile_table.table([self.record]).splitlines()[-1]
         self.assertIn(f"| {seconds * 1e3:.3f} ms |", line)
+
+    def test_counts_in_the_executables_operation(self):
+        """The rate, the roofline's intensities and its compute roof are in the operation the
+        run's executable counts (`operation`, `operations`, `operations_per_fma_slot`), whatever
+        the problem: the table computes no unit of its own; FLOP per byte stays `flops`'s."""
+        index = self.launches.index(self.main)
+        seconds = self.raw_field("gpu__time_duration.sum", index) * 1e-9
+        dram = (self.raw_field("dram__bytes_read.sum", index)
+                + self.raw_field("dram__bytes_write.sum", index))
+        counted = dict(self.record, operation="widget", operations=1024 ** 3 / 2,
+                       operations_per_fma_slot=3)
+        shown = profile_table.measures(counted)
+        self.assertAlmostEqual(shown["rate"], 1024 ** 3 / 2 / seconds, delta=1e-9 * shown["rate"])
+        self.assertAlmostEqual(shown["intensity_dram"], 1024 ** 3 / 2 / dram, delta=1e-12)
+        self.assertAlmostEqual(shown["flops_per_byte_dram"], 2 * 1024 ** 3 / dram, delta=1e-12)
+        self.assertAlmostEqual(shown["peak_compute"], 1.5 * self.shown["peak_compute"],
+                               delta=1e-9 * shown["peak_compute"])
+        line = profile_table.table([counted]).splitlines()[-1]
+        self.assertIn("widget/s |", line)
+        self.assertIn(f"| {profile_table._num(2 * 1024 ** 3 / dram)}, ", line)
 
     def test_draws_a_roofline(self):
         try:
@@ -233,8 +261,8 @@ class WholeScript(unittest.TestCase):
         matmul = rows[0]
         # The run's own --json object, as the executable printed it, with ncu's metrics added.
         self.assertEqual((matmul["flops"], matmul["peak_flops"]), (2 * 64 * 32 * 16, 4.94715e14))
-        self.assertEqual(matmul["ncu"]["Kernel Name"],
-                         "void main_kernel<course::PlusTimes>(const float*, int)")
+        # ncu names the kernel by its symbol; the table by the name its executable reports.
+        self.assertEqual(matmul["ncu"]["Kernel Name"], "_Z11main_kernelIN6course9PlusTimesEEvPKfi")
         self.assertEqual(matmul["ncu"]["gpu__time_duration.sum"], 4000000.0)  # the last launch
         shown = profile_table.measures(matmul)
         self.assertAlmostEqual(shown["rate"], 2 * 64 * 32 * 16 / 4e-3, delta=1e-3)
@@ -246,6 +274,30 @@ class WholeScript(unittest.TestCase):
         records = course_profile.read_records(os.path.join(ROOT, "results", "profile.jsonl"))
         self.assertTrue(all(profile_table.measures(r)["rate"] for r in records))
         self.assertTrue(any(r.get("peak") == "tf32" and r.get("peak_flops") for r in records))
+
+    def test_a_record_needs_the_executables_arithmetic(self):
+        """A record without the operation its arithmetic is counted in is not read as a profile
+        (the table would have to make one up)."""
+        recorded = os.path.join(ROOT, "results", "profile.jsonl")
+        with open(recorded, encoding="utf-8") as handle:
+            first = json.loads(handle.readline())
+        for field in ("operation", "operations", "operations_per_fma_slot"):
+            with self.subTest(field):
+                path = os.path.join(self.folder, "old.jsonl")
+                with open(path, "w", encoding="utf-8") as handle:
+                    handle.write(json.dumps({k: v for k, v in first.items() if k != field}) + "\n")
+                result = self.run_script("--from", path)
+                self.assertEqual(result.returncode, 1, result.stderr)
+                self.assertIn("not a profile record", result.stderr.splitlines()[-1])
+                self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+
+    def test_names_a_recorded_kernel_as_recorded(self):
+        """A record made before the runs reported their kernels' symbols shows ncu's name as it
+        was recorded (the readable one)."""
+        record = {"ncu": {"Kernel Name": "ch04::product_kernel<PlusTimes>"}}
+        self.assertEqual(profile_table.kernel_name(record), "ch04::product_kernel<PlusTimes>")
+        record["kernels"] = [{"name": "readable", "symbol": "ch04::product_kernel<PlusTimes>"}]
+        self.assertEqual(profile_table.kernel_name(record), "readable")
 
     def test_takes_a_list_of_problems(self):
         result = self.run_script("--solution", "9", "--problem", "conv2d,matmul")

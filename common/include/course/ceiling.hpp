@@ -11,6 +11,19 @@
 
 namespace course {
 
+/// What a problem's arithmetic is counted in where it is set against the FMA pipe (the peaks
+/// below, the profile's rate and roofline): FLOPs, or min-plus steps for minplus. A min-plus step
+/// (an add and a min) is two of the FLOPs that flops_per_run() counts, and takes two FMA-pipe
+/// slots where a multiply-add takes one: one lane's slot does two FLOPs, or half a step.
+struct Operation {
+  const char* unit = "FLOP";  ///< "FLOP" or "step"
+  double flops = 1;           ///< FLOPs per operation: 1, or 2 for a min-plus step
+  double per_fma_slot = 2;    ///< operations one lane's FMA-pipe slot does: 2, or 0.5 (steps)
+};
+
+/// The operation @p problem's arithmetic is counted in (course::Operation).
+Operation operation(Problem problem);
+
 /// The arithmetic peak a run is measured against.
 struct Peak {
   double flops = 0;  ///< operations per second (a min-plus step counts two); 0 if unknown

@@ -37,12 +37,15 @@ struct DeviceInfo {
   std::size_t global_bytes = 0;            ///< device memory
   int fp32_lanes = 0;                      ///< FP32 lanes per SM (0 if unknown)
 
+  /// FMA-pipe instruction slots per second, all lanes together: SMs x lanes x clock; 0 if unknown.
+  double fma_slots_per_second() const;
   /// FP32 peak in FLOP/s: SMs x lanes x clock x 2 (an FMA counts as two operations); 0 if unknown.
   double fp32_peak_flops() const;
   /// Dense TF32 tensor-core peak in FLOP/s: SMs x tf32_flop_per_sm_cycle() x the clock that
   /// tensor_rated_clock_khz() gives (the device's clock where it gives none); 0 if unknown.
   double tf32_peak_flops() const;
-  /// Min-plus peak in steps/s: one add and one min per step, so half the FMA rate; 0 if unknown.
+  /// Min-plus peak in steps/s: one add and one min per step, two FMA-pipe slots, so half a step
+  /// per slot (course::operation()); 0 if unknown.
   double minplus_peak_steps() const;
   /// Theoretical memory bandwidth in bytes/s: 2 (double data rate) x clock x bus width / 8.
   double memory_bandwidth() const;
@@ -59,7 +62,8 @@ bool cuda_device_available(std::string* reason = nullptr);
 
 /// Resources of one launched kernel: what the compiler gave it and what fits on an SM.
 struct KernelResources {
-  std::string name;                ///< demangled kernel name
+  std::string name;                ///< readable kernel name: demangled, without its parameters
+  std::string symbol;              ///< the compiler's (mangled) name, as ncu prints it, if known
   int registers = 0;               ///< registers per thread
   std::size_t static_shared = 0;   ///< `__shared__` bytes fixed at compile time
   std::size_t dynamic_shared = 0;  ///< bytes given as the third launch parameter

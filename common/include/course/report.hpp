@@ -60,6 +60,11 @@ struct RunResult {
   bool checked = false;            ///< whether the output was compared with the reference
   CheckResult check;               ///< the comparison, when checked
   std::size_t output_columns = 0;  ///< columns of the output, for (row, column) in messages
+  /// The arithmetic in the operation the FMA pipe is reckoned in (course::operation()): its unit
+  /// ("FLOP" or "step"), one run's count (flops over its FLOPs) and what one lane's slot does.
+  std::string operation;
+  double operations = 0;               ///< one run's arithmetic in operation
+  double operations_per_fma_slot = 0;  ///< operations one lane's FMA-pipe slot does
 
   /// Speedup over the previous chapter (previous_ms / median); 0 if unknown.
   double speedup() const;
@@ -74,8 +79,8 @@ struct RunResult {
 inline constexpr const char* kFiguresNotReported = "not reported (the result failed its check)";
 
 /// Rate, peak share and unit of a run of @p workload: fills rate, rate_unit, flops, peak_percent,
-/// peak_flops, peak_name and peak_key of @p result from the workload and the result's timing,
-/// against the peak that course::arithmetic_peak() chooses (course/ceiling.hpp).
+/// peak_flops, peak_name, peak_key and the operation fields of @p result from the workload and the
+/// result's timing, against the peak that course::arithmetic_peak() chooses (course/ceiling.hpp).
 void fill_rate(RunResult& result, const DeviceInfo& device, const Workload& workload,
                Arithmetic arithmetic = Arithmetic::fp32);
 
