@@ -124,7 +124,10 @@ def roofline(records, problem, stem):
     units = "steps" if unit == "step" else unit
     axes.set_xlabel(f"arithmetic intensity ({units} per byte; filled: DRAM, hollow: L2)")
     axes.set_ylabel(f"achieved {units}/s")
-    title = "matmul (FP32; chapter 6+ TF32)" if problem == "matmul" else problem
+    # The chapters whose runs reported the TF32 peak (`peak`), from the records, not known here.
+    tf32 = sorted({int(r["chapter"]) for r in records
+                   if r["problem"] == problem and r.get("peak") == "tf32"})
+    title = f"{problem} (FP32; chapter {tf32[0]}+ TF32)" if tf32 else problem
     axes.set_title(f"Roofline, {title}: {mine[0]['device']}", fontsize=10)
     axes.grid(which="both", alpha=0.25)
     # Beside the plot: inside, it would cover a roof where the roofs meet the ceiling early.
