@@ -162,10 +162,10 @@ def shown(record, show):
     pairs = []
     if "time" in show and record.get("median_ms") is not None:
         pairs.append((f"{what} time", f"{record['median_ms']:.4g} ms"))
-    if "rate" in show and record.get("rate") is not None:
-        pairs.append((f"{what} rate", f"{record['rate']:.4g} {record.get('unit')}"))
-    if "speedup" in show and record.get("speedup"):
-        pairs.append((f"{what} speedup", f"{record['speedup']:.2f}x over chapter "
+    if "rate" in show and record.get("rate_text"):
+        pairs.append((f"{what} rate", f"{record['rate_text']} {record.get('unit')}"))
+    if "speedup" in show and record.get("speedup_text"):
+        pairs.append((f"{what} speedup", f"{record['speedup_text']} over chapter "
                                           f"{record.get('previous_chapter')}"))
     if "kernel" in show:
         for kernel in record.get("kernels", [])[-1:]:

@@ -132,12 +132,12 @@ class Exercise:
 
 # ---- running things -------------------------------------------------------------------------
 
-def run(command, timeout, env=None):
-    """(exit status, stdout, stderr); a missing program is a ProgressError, a timeout status
-    'timeout'."""
+def run(command, timeout, env=None, stdin=None):
+    """(exit status, stdout, stderr) of @p command, given @p stdin (text) as its input; a missing
+    program is a ProgressError, a timeout status 'timeout'."""
     try:
         done = subprocess.run(command, capture_output=True, text=True, errors="replace",
-                              timeout=timeout, env=env, check=False)
+                              timeout=timeout, env=env, check=False, input=stdin)
     except FileNotFoundError as error:
         raise ProgressError(f"{command[0]} not found: build the student editions first "
                             "(scripts/progress.sh does)") from error
@@ -315,7 +315,7 @@ class Binary:
         for name, body in zip(parts[1::2], parts[2::2]):
             code = re.findall(r"/\*([0-9a-f]{4,})\*/\s+([^;]*);", body)
             self.sass.setdefault(name, []).append([(int(a, 16), text.strip()) for a, text in code])
-        self.names = readable_names(set(self.resources) | set(self.sass))
+        self.names, self.problems = kernel_names(executable, set(self.resources) | set(self.sass))
 
     def kernels(self, chapter_number):
         """{readable name: mangled} of the student's kernels: the chapter's namespace, not its
@@ -325,36 +325,20 @@ class Binary:
                 if readable.startswith(prefix) and "::bug::" not in readable}
 
 
-def readable_names(mangled):
-    """{mangled: readable} without return type and parameters, through c++filt (cu++filt)."""
+def kernel_names(executable, mangled):
+    """({mangled: readable}, {mangled: [problems it computes]}), as the executable names its
+    kernels (`--kernel-names`); a name it does not answer for stays mangled, of every problem."""
     names = sorted(mangled)
-    tool = find_tool("cu++filt") or shutil.which("c++filt")
-    demangled = names
-    if tool and names:
-        done = subprocess.run([tool], input="\n".join(names) + "\n", capture_output=True,
-                              text=True, check=False)
-        if done.returncode == 0 and len(done.stdout.splitlines()) == len(names):
-            demangled = done.stdout.splitlines()
-    return {m: strip_signature(d) for m, d in zip(names, demangled)}
-
-
-def strip_signature(name):
-    """"void ch01::k<1>(float const*, int)" -> "ch01::k<1>" (as the executables name kernels)."""
-    name = name[5:] if name.startswith("void ") else name
-    if name.endswith(")"):
-        depth = 0
-        for i in range(len(name) - 1, -1, -1):
-            depth += {")": 1, "(": -1}.get(name[i], 0)
-            if depth == 0:
-                return name[:i]
-    return name
-
-
-def problems_of_kernel(name):
-    """The problems a kernel computes, by its name (its semiring or its own name)."""
-    found = [p for p, word in (("matmul", "PlusTimes"), ("minplus", "MinPlus"),
-                               ("conv2d", "conv2d"), ("conv1d", "conv1d")) if word in name]
-    return found or list(PROBLEMS)
+    readable, problems = {m: m for m in names}, {m: list(PROBLEMS) for m in names}
+    if names:
+        status, out, _ = run([executable, "--kernel-names"], 60, stdin="\n".join(names) + "\n")
+        for line in out.splitlines() if status == 0 else []:
+            try:
+                named = json.loads(line)
+                readable[named["symbol"]], problems[named["symbol"]] = named["name"], named["problems"]
+            except (ValueError, KeyError, TypeError):
+                continue
+    return readable, problems
 
 
 def opcode(instruction):
@@ -486,7 +470,7 @@ class Judge:
         (every one of the chapter's, without it) and that compute @p problem (by name)."""
         pattern = check.get("kernel") or ""
         return {r: m for r, m in self.binary().kernels(self.chapter.number).items()
-                if re.search(pattern, r) and problem in problems_of_kernel(r)}
+                if re.search(pattern, r) and problem in self.binary().problems.get(m, PROBLEMS)}
 
     def spills(self, check, problem):
         name, hint = check.get("id", "no-spills"), check.get("hint", "")

@@ -58,6 +58,14 @@ def ceilings_of(records, problem, mine):
     return ceilings
 
 
+def title_of(records, problem):
+    """The problem, and from which chapter on its runs used tensor cores: the records' `peak`
+    says so ("matmul (FP32; chapter 6+ TF32)"); no tool knows the chapters' content."""
+    tf32 = sorted({int(r["chapter"]) for r in records
+                   if r["problem"] == problem and r.get("peak") == "tf32"})
+    return f"{problem} (FP32; chapter {tf32[0]}+ TF32)" if tf32 else problem
+
+
 def roofline(records, problem, stem):
     """Writes @p stem.png and @p stem.svg, the roofline of @p problem (docs/pages/tools.md says
     how to read it), and returns their paths: each chapter's main kernel at its achieved rate and
@@ -124,7 +132,7 @@ def roofline(records, problem, stem):
     units = "steps" if unit == "step" else unit
     axes.set_xlabel(f"arithmetic intensity ({units} per byte; filled: DRAM, hollow: L2)")
     axes.set_ylabel(f"achieved {units}/s")
-    title = "matmul (FP32; chapter 6+ TF32)" if problem == "matmul" else problem
+    title = title_of(records, problem)
     axes.set_title(f"Roofline, {title}: {mine[0]['device']}", fontsize=10)
     axes.grid(which="both", alpha=0.25)
     # Beside the plot: inside, it would cover a roof where the roofs meet the ceiling early.

@@ -217,6 +217,9 @@ Options parse_options(int argc, const char* const* argv, const ChapterFlags& fla
     } else if (flag == "--exercises") {
       no_value();
       options.list_exercises = true;
+    } else if (flag == "--kernel-names") {
+      no_value();
+      options.kernel_names = true;
     } else {
       throw UsageError("unknown flag " + quoted(argv[i]) + " for this chapter");
     }
@@ -292,7 +295,9 @@ std::string usage(const std::string& program, const ChapterFlags& flags) {
       << "  --csv             one CSV line per run instead of the report\n"
       << "  --json            one JSON object per run instead of the report\n"
       << "  --describe        print this chapter's description as JSON and exit\n"
-      << "  --exercises       list this chapter's exercises (id, problem, task) and exit\n";
+      << "  --exercises       list this chapter's exercises (id, problem, task) and exit\n"
+      << "  --kernel-names    read compiled kernel names, one a line, and print each as JSON\n"
+      << "                    (its readable name and the problems it computes), and exit\n";
   if (flags.bugs.empty()) {
     out << "  --bug NAME        run a planted bug in place of the kernels (this chapter has "
            "none)\n";

@@ -118,14 +118,10 @@ DeviceInfo query_device() {
   return info;
 }
 
-namespace {
-
-// The kernel's readable name without its return type and parameter list:
-// "void ch01::conv2d_kernel(float const*, ...)" becomes "ch01::conv2d_kernel".
-std::string readable_kernel_name(const char* mangled) {
+std::string readable_kernel_name(const std::string& mangled) {
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> demangled(
-      abi::__cxa_demangle(mangled, nullptr, nullptr, &status), std::free);
+      abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
   if (status != 0 || !demangled)
     return mangled;
   std::string name = demangled.get();
@@ -143,8 +139,6 @@ std::string readable_kernel_name(const char* mangled) {
   }
   return name;
 }
-
-}  // namespace
 
 std::string KernelResources::summary() const {
   std::ostringstream out;

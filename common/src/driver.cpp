@@ -365,6 +365,13 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
   }
   const LaunchOptions chosen = chosen_launch(options, chapter.flags);
   const ProblemSet chapter_launchers = chapter.launchers(chosen);
+  if (options.kernel_names) {
+    for (std::string symbol; std::getline(std::cin, symbol);) {
+      if (!symbol.empty())
+        std::cout << kernel_name_json(symbol) << "\n";
+    }
+    return kExitPass;
+  }
   if (options.describe || options.help || options.list_exercises || options.list_bugs) {
     print_offer(chapter, options, flags, chapter_launchers, program);
     return kExitPass;

@@ -1,21 +1,25 @@
 #include "course/problems.hpp"
 
+#include <iterator>
+
 namespace course {
 
 namespace {
 
 // What the course says of each problem: its name on the command line and in reports, the unit of
-// its rate and that unit's scale.
+// its rate and that unit's scale, and the word a kernel's readable name holds when it computes the
+// problem (a product's semiring, a convolution's own name).
 struct ProblemWords {
   Problem problem;
   const char* name;
   const char* rate_unit;
   double rate_scale;
+  const char* kernel_word;
 };
-constexpr ProblemWords kProblemWords[] = {{Problem::matmul, "matmul", "TFLOP/s", 1e12},
-                                          {Problem::minplus, "minplus", "Tstep/s", 1e12},
-                                          {Problem::conv2d, "conv2d", "Gpixel/s", 1e9},
-                                          {Problem::conv1d, "conv1d", "Gsample/s", 1e9}};
+constexpr ProblemWords kProblemWords[] = {{Problem::matmul, "matmul", "TFLOP/s", 1e12, "PlusTimes"},
+                                          {Problem::minplus, "minplus", "Tstep/s", 1e12, "MinPlus"},
+                                          {Problem::conv2d, "conv2d", "Gpixel/s", 1e9, "conv2d"},
+                                          {Problem::conv1d, "conv1d", "Gsample/s", 1e9, "conv1d"}};
 
 // @p problem's row, or null for a value outside the enum.
 const ProblemWords* words(Problem problem) {
@@ -41,6 +45,17 @@ bool parse_problem(const std::string& name, Problem& problem) {
     }
   }
   return false;
+}
+
+std::vector<Problem> problems_of_kernel(const std::string& name) {
+  std::vector<Problem> found;
+  for (const ProblemWords& row : kProblemWords) {
+    if (name.find(row.kernel_word) != std::string::npos)
+      found.push_back(row.problem);
+  }
+  if (found.empty())
+    found.assign(std::begin(kAllProblems), std::end(kAllProblems));
+  return found;
 }
 
 bool Workload::operator==(const Workload& other) const {

@@ -101,6 +101,16 @@ void print_report(std::ostream& out, const RunResult& result) {
   out << text.str();
 }
 
+std::string kernel_name_json(const std::string& symbol) {
+  JsonWriter json;
+  const std::string name = readable_kernel_name(symbol);
+  json.begin_object().member("symbol", symbol).member("name", name).key("problems").begin_array();
+  for (Problem problem : problems_of_kernel(name))
+    json.value(problem_name(problem));
+  json.end_array().end_object();
+  return json.text();
+}
+
 std::string result_json(const RunResult& result) {
   JsonWriter json;
   const char* verdict = !result.checked ? "UNCHECKED" : (result.check.passed ? "PASS" : "FAIL");
@@ -116,6 +126,8 @@ std::string result_json(const RunResult& result) {
   json.member("max_ms", result.timing.max_ms).member("runs", result.timing.runs);
   json.key("rate");
   result.ok() ? json.value(result.rate) : json.null();
+  json.key("rate_text");
+  result.ok() ? json.value(format_rate(result.rate)) : json.null();
   json.member("unit", result.rate_unit).member("peak", result.peak_key);
   json.member("peak_name", result.peak_name).key("peak_percent");
   result.ok() && result.peak_percent > 0 ? json.value(result.peak_percent) : json.null();
@@ -135,6 +147,8 @@ std::string result_json(const RunResult& result) {
   result.previous_ms > 0 ? json.value(result.previous_ms) : json.null();
   json.key("speedup");
   result.ok() && result.speedup() > 0 ? json.value(result.speedup()) : json.null();
+  json.key("speedup_text");
+  result.ok() && result.speedup() > 0 ? json.value(format_speedup(result.speedup())) : json.null();
   json.key("kernels").begin_array();
   for (const KernelResources& kernel : result.kernels) {
     json.begin_object().member("name", kernel.name).member("symbol", kernel.symbol);

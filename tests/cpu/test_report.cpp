@@ -251,7 +251,7 @@ TEST_CASE("a failed result's CSV line leaves rate, peak share and speedup empty"
 TEST_CASE("a failed result's JSON has null rate, peak share and speedup", "[report]") {
   const std::string failed = course::result_json(absurd_result(false));
   INFO(failed);
-  for (const char* figure : {"rate", "peak_percent", "speedup"})
+  for (const char* figure : {"rate", "rate_text", "peak_percent", "speedup", "speedup_text"})
     CHECK(failed.find("\"" + std::string(figure) + "\":null") != std::string::npos);
   CHECK(failed.find("\"verdict\":\"FAIL\"") != std::string::npos);
   CHECK(failed.find("\"mismatches\":4096") != std::string::npos);
@@ -327,5 +327,33 @@ TEST_CASE("the JSON names each kernel readably and by its symbol", "[report]") {
   INFO(json);
   CHECK(json.find("{\"name\":\"ch04::product_kernel<course::PlusTimes>\",\"symbol\":\"_Z14product_"
                   "kernelIN6course9PlusTimesEEvPKfS3_Pfiii\",\"registers\":0,") !=
+        std::string::npos);
+}
+
+TEST_CASE("the JSON gives the rate and the speedup as every view shows them", "[report]") {
+  const std::string passed = course::result_json(absurd_result(true));
+  INFO(passed);
+  CHECK(passed.find("\"rate_text\":\"2951\"") != std::string::npos);
+  CHECK(passed.find("\"speedup_text\":\"461.37x\"") != std::string::npos);
+  course::RunResult alone = absurd_result(true);
+  alone.previous_ms = 0;  // no previous chapter ran: no speedup to show
+  CHECK(course::result_json(alone).find("\"speedup_text\":null") != std::string::npos);
+}
+
+TEST_CASE("a compiled kernel name reads as the reports name it, with the problems it computes",
+          "[report]") {
+  const std::string product =
+      course::kernel_name_json("_ZN4ch0914product_kernelIN6course7MinPlusEEEvPKfS4_Pfiiiii");
+  CHECK(product ==
+        "{\"symbol\":\"_ZN4ch0914product_kernelIN6course7MinPlusEEEvPKfS4_Pfiiiii\","
+        "\"name\":\"ch09::product_kernel<course::MinPlus>\",\"problems\":[\"minplus\"]}");
+  CHECK(course::kernel_name_json("_ZN4ch0913conv2d_kernelILi0ELi0EEEvPKfiiS2_iiPf")
+            .find("\"name\":\"ch09::conv2d_kernel<0, 0>\",\"problems\":[\"conv2d\"]") !=
+        std::string::npos);
+  // A helper that names no problem serves every one; a name that does not demangle stays as it is.
+  CHECK(course::kernel_name_json("_Z10pad_kernelPf") ==
+        "{\"symbol\":\"_Z10pad_kernelPf\",\"name\":\"pad_kernel\",\"problems\":"
+        "[\"matmul\",\"minplus\",\"conv2d\",\"conv1d\"]}");
+  CHECK(course::kernel_name_json("not_mangled").find("\"name\":\"not_mangled\"") !=
         std::string::npos);
 }

@@ -30,12 +30,19 @@ MANGLED = {  # the chapter-9 kernels the stand-ins know, by readable name
     "conv2d": "_ZN4ch0913conv2d_kernelILi0ELi0EEEvPKfiiS2_iiPf",
     "bug": "_ZN4ch093bug14product_kernelIN6course9PlusTimesEEEvPKfS5_Pfiiiii",
 }
+NAMES = {  # {mangled: (readable, problems)}, as the executables' --kernel-names give them
+    MANGLED["plus"]: ("ch09::product_kernel<course::PlusTimes>", ["matmul"]),
+    MANGLED["min"]: ("ch09::product_kernel<course::MinPlus>", ["minplus"]),
+    MANGLED["conv2d"]: ("ch09::conv2d_kernel<0, 0>", ["conv2d"]),
+    MANGLED["bug"]: ("ch09::bug::product_kernel<course::PlusTimes>", ["matmul"]),
+}
 TOOLS = ("cuobjdump", "ncu", "compute_sanitizer")
 
 EXECUTABLE = textwrap.dedent('''\
     #!/usr/bin/env python3
     import json, os, sys
     args = sys.argv[1:]
+    NAMES = {NAMES}
     with open(os.environ["FAKE_LOG"], "a") as log:
         log.write(" ".join([sys.argv[0]] + args) + "\\n")
     # A build folder's own modes (modes.json beside the executable) come before the environment's.
@@ -44,6 +51,11 @@ EXECUTABLE = textwrap.dedent('''\
         os.environ.update(json.load(open(modes_file)))
     if args == ["--describe"]:
         print(open(os.environ["FAKE_DESCRIBE"]).read())
+        sys.exit(0)
+    if args == ["--kernel-names"]:  # the names it knows, as the executables name them
+        for symbol in sys.stdin.read().split():
+            name, problems = NAMES.get(symbol, (symbol, ["matmul", "minplus", "conv2d", "conv1d"]))
+            print(json.dumps({"symbol": symbol, "name": name, "problems": problems}))
         sys.exit(0)
     problem = args[args.index("--problem") + 1] if "--problem" in args else "matmul"
     edition = "solution" if sys.argv[0].endswith("_solution") else "student"
@@ -54,7 +66,8 @@ EXECUTABLE = textwrap.dedent('''\
         sys.exit(3)
     if edition == "solution":  # the solution's results are right
         modes = dict.fromkeys(modes, "pass")
-    rate = float(os.environ.get("FAKE_RATE_" + edition.upper(), "10"))
+    rate_text = os.environ.get("FAKE_RATE_" + edition.upper(), "10")  # as the report shows it
+    rate = float(rate_text)
     kernels = {"matmul": "ch09::product_kernel<course::PlusTimes>",
                "minplus": "ch09::product_kernel<course::MinPlus>",
                "conv2d": "ch09::conv2d_kernel<0, 0>", "conv1d": "ch09::conv1d_kernel"}
@@ -68,14 +81,15 @@ EXECUTABLE = textwrap.dedent('''\
             "device": os.environ.get("FAKE_DEVICE", "FAKE GPU"), "chapter": 9,
             "edition": edition, "problem": name, "variant": "", "sizes": sizes[name],
             "choices": json.loads(os.environ.get("FAKE_CHOICES", "{}")),
-            "median_ms": 0.5, "rate": None if wrong else rate, "unit": "TFLOP/s",
+            "median_ms": 0.5, "rate": None if wrong else rate,
+            "rate_text": None if wrong else rate_text, "unit": "TFLOP/s",
             "kernels": [{"name": "course::pad_transposed", "local_bytes": 0},
                         {"name": kernels[name],
                          "local_bytes": int(os.environ.get("FAKE_LOCAL", "0"))}],
             "verdict": "FAIL" if wrong else "PASS",
             "check": {"compared": 100, "mismatches": wrong, "nans": 0}}))
     sys.exit(1 if failed else 0)
-''')
+''').replace("{NAMES}", repr(NAMES))
 
 SANITIZER = textwrap.dedent('''\
     #!/usr/bin/env python3

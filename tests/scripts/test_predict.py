@@ -21,6 +21,8 @@ import fake_course
 from fake_course import FakeCourse
 from support import ROOT
 
+import predict  # scripts/ is on the path through support
+
 PREDICT_SH = os.path.join(ROOT, "scripts", "predict.sh")
 METRIC = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
 PREDICTIONS = [
@@ -44,7 +46,21 @@ LESSON = textwrap.dedent("""\
     """)
 RECORDED = json.dumps({"prediction": "9.1", "device": "NVIDIA H100 80GB HBM3",
                        "date": "2026-11-25", "args": ["--problem", "matmul"],
-                       "problem": "matmul", "variant": "", "rate": 45.1, "unit": "TFLOP/s"}) + "\n"
+                       "problem": "matmul", "variant": "", "rate": 45.123, "rate_text": "45.1",
+                       "unit": "TFLOP/s"}) + "\n"
+
+
+class ShownTest(unittest.TestCase):
+    """A measurement is shown as the executable wrote it (`rate_text`, `speedup_text`)."""
+
+    def test_the_rate_and_the_speedup_are_the_executables_text(self):
+        record = {"problem": "matmul", "variant": "", "rate": 41.234, "rate_text": "41.2",
+                  "unit": "TFLOP/s", "speedup": 1.6649, "speedup_text": "1.66x",
+                  "previous_chapter": 6}
+        self.assertEqual(predict.shown(record, ["rate", "speedup"]),
+                         [("matmul rate", "41.2 TFLOP/s"),
+                          ("matmul speedup", "1.66x over chapter 6")])
+        self.assertEqual(predict.shown(dict(record, speedup_text=None), ["speedup"]), [])
 
 
 class PredictTest(unittest.TestCase):

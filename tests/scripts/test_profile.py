@@ -181,6 +181,13 @@ class RecordedSample(unittest.TestCase):
         self.assertEqual(roofline.ceilings_of([self.record], "matmul", mine),
                          [(6.7e13, "FP32 peak (FMA)")])
 
+    def test_the_title_names_the_tensor_chapters_from_the_records(self):
+        tensor = [dict(self.record, chapter=c, peak="tf32") for c in (7, 5)]
+        self.assertEqual(roofline.title_of([self.record] + tensor, "matmul"),
+                         "matmul (FP32; chapter 5+ TF32)")
+        self.assertEqual(roofline.title_of([self.record], "matmul"), "matmul")
+        self.assertEqual(roofline.title_of(tensor, "minplus"), "minplus")
+
 
 class RooflineLabels(unittest.TestCase):
     """Where roofline.place_labels puts the chapters' labels (fractions of the axes)."""

@@ -108,6 +108,7 @@ struct Options {
   bool describe = false;              ///< print the chapter's description as JSON and exit
   bool help = false;                  ///< print usage and exit
   bool list_exercises = false;        ///< print the chapter's exercises and exit
+  bool kernel_names = false;          ///< name the compiled kernel names read on stdin, and exit
   bool list_bugs = false;             ///< print the planted bugs (name, tool, summary) and exit
   std::string bug;                    ///< planted bug to run in place of the chapter's kernels
   std::string signal_csv;             ///< conv1d demo: write the signal and its filtered copy

@@ -60,6 +60,11 @@ DeviceInfo query_device();
 /// message).
 bool cuda_device_available(std::string* reason = nullptr);
 
+/// A kernel's readable name from its compiler's (mangled) name: demangled, without its return
+/// type and parameter list ("_Z11pad_kernelPf" becomes "pad_kernel"); @p mangled itself where it
+/// does not demangle. Every report and tool names kernels this way.
+std::string readable_kernel_name(const std::string& mangled);
+
 /// Resources of one launched kernel: what the compiler gave it and what fits on an SM.
 struct KernelResources {
   std::string name;                ///< readable kernel name: demangled, without its parameters

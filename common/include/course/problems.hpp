@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 /// The course library (`common/`): everything a chapter needs besides its kernels: the problems
 /// and their launcher signatures, the shared driver, the command line, seeded inputs, the CPU
@@ -29,6 +30,11 @@ const char* problem_name(Problem problem);
 
 /// Parses a problem name; returns false if @p name is not one.
 bool parse_problem(const std::string& name, Problem& problem);
+
+/// The problems a kernel computes, by its readable name: the ones whose word it holds (a
+/// product's semiring, "PlusTimes" or "MinPlus"; a convolution's name, "conv2d" or "conv1d"), or
+/// every problem where it holds none (a helper such as a padding kernel).
+std::vector<Problem> problems_of_kernel(const std::string& name);
 
 /// One problem at one size: what a launcher runs on. Only the sizes of its own problem matter;
 /// the constructors below leave the others at 1.

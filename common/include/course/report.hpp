@@ -104,6 +104,11 @@ std::string csv_line(const RunResult& result);
 /// its check has null for its rate, share of the peak and speedup.
 std::string result_json(const RunResult& result);
 
+/// One JSON object (one line, no newline) for `--kernel-names`: a compiled kernel's @p symbol
+/// (mangled, as cuobjdump and ncu print it), its readable name (readable_kernel_name()) and the
+/// problems it computes (problems_of_kernel()), for the tools that read an executable's code.
+std::string kernel_name_json(const std::string& symbol);
+
 /// Quotes @p field for CSV when it holds a comma, a quote or a newline.
 std::string csv_field(const std::string& field);
 
