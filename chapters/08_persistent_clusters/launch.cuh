@@ -71,8 +71,7 @@ inline constexpr long long kMaxPartialFloats = 1LL << 28;
 /// @p rows rows side by side, on @p blocks blocks that run at once. With @p split, a product
 /// whose tiles leave more than half of those blocks idle cuts k into slices (split-K) to fill
 /// them.
-inline Work plan_work(int m, int n, int batches, int cluster, int blocks, bool split,
-                      int rows = kTileRows) {
+inline Work plan_work(int m, int n, int batches, int cluster, int blocks, bool split, int rows) {
   Work work;
   work.tile_rows = static_cast<int>(course::ceil_div(m, rows));
   const long long cols = course::ceil_div(n, kTileCols);

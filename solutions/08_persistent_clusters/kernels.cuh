@@ -27,12 +27,10 @@ inline constexpr int kWarpgroupThreads = 128;  ///< 4 warps: the threads of one 
 inline constexpr int kTileRows = 256;          ///< rows of C per block tile (the wgmma's N)
 inline constexpr int kTileCols = 128;          ///< columns of C per block tile
 inline constexpr int kMmaM = 64;               ///< columns of C per wgmma: a warpgroup's share
-inline constexpr int kMmaN = kTileRows;        ///< rows of C per wgmma: the whole tile's height
 inline constexpr int kMmaK = 8;                ///< k-steps per TF32 wgmma
 inline constexpr int kBatch = 32;              ///< k-steps per stage: 32 floats, one 128-byte row
 inline constexpr int kConsumers = kTileCols / kMmaM;  ///< warpgroups that multiply: 2
-inline constexpr int kAccumulators = kMmaM * kMmaN / kWarpgroupThreads;  ///< per thread: 128
-inline constexpr int kStages = 4;                                        ///< the ring's stages
+inline constexpr int kStages = 4;          ///< the ring's stages for a full tile (ring_stages())
 inline constexpr int kSwizzleBytes = 128;  ///< A's swizzle span: one row of a stage
 inline constexpr int kSlabCols = 32;       ///< columns of B per slab: two warps' rows of C^T
 inline constexpr int kSlabs = kTileCols / kSlabCols;     ///< slabs of B per stage: 4
@@ -358,7 +356,8 @@ struct SlabFragments {
 };
 
 /// Starts one wgmma of the warpgroup, as a group of its own: k-step @p q (8 k-steps) of a stage,
-/// the first operand in @p fragment, the second in @p a_tile (256 rows of A, 32 k-steps long).
+/// the first operand in @p fragment, the second in @p a_tile (the tile's rows of A, 32 k-steps
+/// long; N / 2 of them for @p acc's N accumulators).
 template <int N>
 __device__ __forceinline__ void multiply_step(const std::uint32_t (&fragment)[4],
                                               const float* a_tile, int q, float (&acc)[N]) {
@@ -370,9 +369,9 @@ __device__ __forceinline__ void multiply_step(const std::uint32_t (&fragment)[4]
   wgmma_commit();
 }
 
-/// Stores the warpgroup's accumulators (a 64 x 256 tile of C^T) into @p c (rows of @p pitch
-/// floats; m x n are written, none outside). @p row0 is the tile's first row of C, @p col0 the
-/// warpgroup's first column.
+/// Stores the warpgroup's accumulators (a 64 x 2N tile of C^T for N of them) into @p c (rows of @p
+/// pitch floats; m x n are written, none outside). @p row0 is the tile's first row of C, @p col0
+/// the warpgroup's first column.
 template <int N>
 __device__ __forceinline__ void store_tile(float* __restrict__ c, std::size_t pitch, int m, int n,
                                            int row0, int col0, const float (&acc)[N]) {
@@ -583,8 +582,8 @@ __global__ void __launch_bounds__(product_threads(), 1)
     const int odd = warp % 2;                 // the warp's half of its slab
     const int own = consumer * 2 + warp / 2;  // the warp's slab of the stage
     float acc[tile_accumulators<Rows>()];
-    std::uint32_t fragments[kMmasPerStage]
-                           [4];      // one k-step's first operand each, loaded a step ahead
+    // One k-step's first operand each, loaded a step ahead.
+    std::uint32_t fragments[kMmasPerStage][4];
     auto release = [&](int stage) {  // the warp is done with @p stage: it gives it back
       if (lane != 0)
         return;
