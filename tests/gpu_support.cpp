@@ -3,6 +3,7 @@
 #include "catch.hpp"
 
 #include "course/device_info.hpp"
+#include "course/launch.cuh"  // current_compute_capability
 #include "course/measure.hpp"
 #include "course/parse.hpp"
 #include "course/random.hpp"
@@ -50,14 +51,11 @@ bool gpu_tests_enabled(const char* chapter_label, bool solution) {
 }
 
 bool gpu_has_compute_capability(int major, const char* chapter_label) {
-  int device = 0;
-  int found = 0;
-  REQUIRE(cudaGetDevice(&device) == cudaSuccess);
-  REQUIRE(cudaDeviceGetAttribute(&found, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess);
-  if (found == major)
+  const course::ComputeCapability found = course::current_compute_capability();
+  if (found.major == major)
     return true;
   WARN("SKIPPED: " << chapter_label << " needs compute capability " << major << ".0; this GPU has "
-                   << found << ".x");
+                   << found.text());
   return false;
 }
 
