@@ -89,8 +89,9 @@ def grade(name, build_dir, solutions, ladder, not_built):
             rate = exercise.grade()
             rows.append({"student": name, "chapter": chapter.number, "exercise": exercise.id,
                          "status": exercise.status,
-                         "stars": "*" * rate.stars if rate else "",
-                         "share": f"{rate.share:.2f}" if rate else "",
+                         "stars": "*" * rate["stars"] if rate else "",
+                         "share": f"{rate['share']:.2f}" if rate else "",
+                         "share_text": rate["share_text"] if rate else "",
                          "reason": reason(exercise)})
         if chapter.not_built:
             rows.append({"student": name, "chapter": chapter.number, "exercise": "",
@@ -108,7 +109,7 @@ def print_table(name, rows):
     widths = {c: max([len(c)] + [len(str(r[c])) for r in rows])
               for c in ("exercise", "status", "stars")}
     for row in rows:
-        share = f"{float(row['share']):.0%}" if row["share"] else ""
+        share = row.get("share_text", "")
         print(f"  {row['exercise'] or '-':<{widths['exercise']}}  "
               f"{row['status']:<{widths['status']}}  {row['stars'] or '-':<3} {share:>4}  "
               f"{row['reason']}".rstrip())
@@ -157,7 +158,7 @@ def main(argv=None):
             everyone += rows
         if args.csv:
             with open(args.csv, "w", newline="", encoding="utf-8") as handle:
-                writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS)
+                writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS, extrasaction="ignore")
                 writer.writeheader()
                 writer.writerows(everyone)
             print(f"grades written to {args.csv}")

@@ -26,11 +26,14 @@ for all of its problems. An exercise is done only when every criterion of its pr
              global load of an earlier trip brought (a load issued a trip early)
   ncu        the profiler's "metric", summed over the run's kernels, is at most "max_ratio" times
              the solution's on the same command line (plus NCU_SLACK, the noise of two runs)
-  rate       the student's rate against the solution's on the same GPU and command line, the
-             better of two runs each, as a grade: one star per grade reached ("grades", e.g. 50,
-             80 and 95% of the solution). It holds from the second grade on. With no solution
-             built (a hand-out), against the solution's rate recorded in results/ladder.csv for
-             this GPU model and these sizes, named as such; not measured when none is recorded.
+  rate       the student's rate against the solution's on the same GPU and command line, as the
+             executable grades it (`--against`: one star per grade reached, "grades" of the
+             description, e.g. 50, 80 and 95% of the solution; it holds from the second on): the
+             solution and the student's kernels run alternately, twice each, each of the
+             student's runs graded against the better of the solution's so far, and the better
+             grade counts. With no solution built (a hand-out), against the solution's rate
+             recorded in results/ladder.csv for this GPU model and these sizes, named as such;
+             not measured when none is recorded.
 
 A criterion holds, fails, is not measured (a tool is missing, the counters are locked: it says
 why) or needs a GPU. An exercise is "done" (all hold), "failing" (one fails: each failed criterion
@@ -71,8 +74,6 @@ DEFAULT_VALUE_ARGS = ["-m", "67", "-n", "45", "-k", "33", "--height", "37", "--w
 # args do not say otherwise.
 QUICK = {"--warmup": "0", "--reps": "1"}
 SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
-DEFAULT_GRADES = (0.5, 0.8, 0.95)
-GRADE_NEEDED = 2  # stars for the rate criterion to hold
 DEFAULT_MAX_RATIO = 1.5
 NCU_SLACK = 1024  # counts two identical runs of one kernel may differ by
 RUN_TIMEOUT = 600
@@ -96,9 +97,9 @@ class NoDevice(Exception):
 class Verdict:
     """One criterion on one problem: its name (the check's id), state and one line of detail."""
 
-    def __init__(self, name, state, detail="", hint="", share=None, stars=None, shown=False):
+    def __init__(self, name, state, detail="", hint="", grade=None, shown=False):
         self.name, self.state, self.detail, self.hint = name, state, detail, hint
-        self.share, self.stars = share, stars  # the rate criterion's
+        self.grade = grade  # the rate criterion's: the executable's grade (--json "grade")
         self.shown = shown or state in (FAILS, NOT_MEASURED)  # printed under the exercise
 
     def line(self, detail=None):
@@ -125,9 +126,10 @@ class Exercise:
         self.status, self.verdicts = NOT_CHECKED, []
 
     def grade(self):
-        """The rate verdict with the lowest share among the exercise's problems (None: none)."""
-        rates = [v for v in self.verdicts if v.share is not None]
-        return min(rates, key=lambda v: v.share) if rates else None
+        """The rate criterion's grade (--json "grade") with the lowest share among the exercise's
+        problems (None: none)."""
+        grades = [v.grade for v in self.verdicts if v.grade is not None]
+        return min(grades, key=lambda g: g.get("share") or 0) if grades else None
 
 
 # ---- running things -------------------------------------------------------------------------
@@ -583,34 +585,43 @@ class Judge:
 
     def rate(self, check, args):
         name, hint = check.get("id", "rate"), check.get("hint", "")
-        grades = sorted(float(g) for g in check.get("grades", DEFAULT_GRADES))
-        runs = [Run(self.chapter.student, args)]
-        if not runs[0].passed():
-            return Verdict(name, FAILS, "no rate: " + runs[0].failure(), hint)
+        graded = []  # the student's runs, each graded by the executable against a reference rate
         if self.solution:
-            # Alternately, twice each: the better of two runs (each a median), so that a passing
-            # clock change or another process is less likely to decide.
-            solution = [Run(self.solution, args)]
-            runs.append(Run(self.chapter.student, args))
-            solution.append(Run(self.solution, args))
-            reference = max((r.rate() or 0) for r in solution)
-            if not reference:
-                return Verdict(name, NOT_MEASURED, "the solution's run failed: "
-                               + solution[0].failure())
+            # Alternately, twice each, each of the student's runs graded against the better of
+            # the solution's so far; the better grade counts, so that a passing clock change or
+            # another process is less likely to decide.
+            reference = 0
+            for _ in range(2):
+                solution = Run(self.solution, args)
+                reference = max(reference, solution.rate() or 0)
+                if not reference:
+                    return Verdict(name, NOT_MEASURED, "the solution's run failed: "
+                                   + solution.failure())
+                graded.append(Run(self.chapter.student, args + ["--against", repr(reference)]))
+                if not graded[-1].passed():
+                    return Verdict(name, FAILS, "no rate: " + graded[-1].failure(), hint)
             against = "of the solution's rate on this GPU"
         else:
-            reference, against = recorded_rate(self.ladder, self.chapter, runs[0])
+            first = Run(self.chapter.student, args)
+            if not first.passed():
+                return Verdict(name, FAILS, "no rate: " + first.failure(), hint)
+            reference, against = recorded_rate(self.ladder, self.chapter, first)
             if not reference:
                 return Verdict(name, NOT_MEASURED, against)
-        yours = max((r.rate() or 0) for r in runs)
-        share = yours / reference
-        stars = sum(share >= g for g in grades)
-        needed = grades[min(GRADE_NEEDED, len(grades)) - 1]
-        detail = (f"{'*' * stars or '-'} {share:.0%} {against} ({yours:.4g} against "
-                  f"{reference:.4g} {runs[0].first('unit')} at {' '.join(args)}); "
-                  f"{GRADE_NEEDED} stars ({needed:.0%}) needed")
-        state = HOLDS if share >= needed else FAILS
-        return Verdict(name, state, detail, hint, share, stars, shown=not self.solution)
+            graded.append(Run(self.chapter.student, args + ["--against", repr(reference)]))
+            if not graded[-1].passed():
+                return Verdict(name, FAILS, "no rate: " + graded[-1].failure(), hint)
+        results = [r for run_ in graded for r in run_.results if isinstance(r.get("grade"), dict)]
+        if not results:
+            return Verdict(name, NOT_MEASURED, f"{graded[-1].shown} reported no grade")
+        best = max(results, key=lambda r: r["grade"].get("share") or 0)
+        grade = best["grade"]
+        detail = (f"{grade.get('stars_text')} {grade.get('share_text')} {against} "
+                  f"({best.get('rate_text')} against {grade.get('against_text')} "
+                  f"{best.get('unit')} at {' '.join(args)}); {grade.get('stars_to_pass')} stars "
+                  f"({grade.get('needed_text')}) needed")
+        state = HOLDS if grade.get("passes") else FAILS
+        return Verdict(name, state, detail, hint, grade, shown=not self.solution)
 
     def criterion(self, check, problem):
         """The check's verdict for @p problem (a run on a GPU may raise NoDevice)."""
@@ -814,7 +825,7 @@ def print_chapter(chapter, checked, gpu):
             line += f"  {exercise.status}"
             grade = exercise.grade()
             if grade is not None:
-                line += f"  {'*' * grade.stars or '-'} {grade.share:.0%} of the solution"
+                line += f"  {grade.get('stars_text')} {grade.get('share_text')} of the solution"
         print(line.rstrip())
         indent = "  " + " " * widths[0] + "  "
         if not checked:

@@ -1,6 +1,7 @@
 #include "course/cli.hpp"
 
 #include "course/parse.hpp"
+#include "course/report.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -205,6 +206,8 @@ Options parse_options(int argc, const char* const* argv, const ChapterFlags& fla
     } else if (flag == "--no-compare") {
       no_value();
       options.compare = false;
+    } else if (flag == "--against") {
+      options.against = parse_positive_number(flag, take_value());
     } else if (flag == "--csv") {
       no_value();
       options.csv = true;
@@ -287,11 +290,18 @@ std::string usage(const std::string& program, const ChapterFlags& flags) {
     out << "  --signal-csv FILE conv1d demo: filter two tones (50 Hz + 7 kHz at 16 kHz) with a\n"
         << "                    10-tap moving average and write time, input, output as CSV\n";
   }
+  std::vector<std::string> shares;
+  for (double grade : kRateGrades)
+    shares.push_back(format_percent(100 * grade, 0));
+  const std::string grades = join(shares, ", ");
   out << "  --warmup W        untimed runs first (default 2)\n"
       << "  --reps R          timed runs, median reported (default 10)\n"
       << "  --seed S          seed of the random inputs (default 20261121)\n"
       << "  --no-check        skip the comparison with the CPU reference\n"
       << "  --no-compare      skip running the previous chapter (no speedup)\n"
+      << "  --against RATE    grade each rate against RATE (the solution's, in the same unit):\n"
+      << "                    a star at each of " << grades << " of it; "
+      << format_percent(100 * RateGrade::needed(), 0) << " passes\n"
       << "  --csv             one CSV line per run instead of the report\n"
       << "  --json            one JSON object per run instead of the report\n"
       << "  --describe        print this chapter's description as JSON and exit\n"

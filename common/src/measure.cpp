@@ -165,6 +165,7 @@ RunResult measure(const ProblemInstance& instance, const ProblemSet& set, const 
   result.problem = instance.problem();
   result.sizes = instance.sizes();
   result.output_columns = instance.output_columns();
+  result.against = options.against;
 
   // Launchers that allocate scratch per call reuse the pool's memory in the timed runs.
   const PoolMemoryKept pool_memory;

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <climits>
+#include <cmath>
 
 namespace course {
 namespace {
@@ -31,6 +32,13 @@ long long parse_whole_number(const std::string& flag, const std::string& text, l
         flag, text,
         "expected a whole number from " + std::to_string(low) + " to " + std::to_string(high));
   }
+  return value;
+}
+
+double parse_positive_number(const std::string& flag, const std::string& text) {
+  double value = 0;
+  if (!read_number(text, value) || !std::isfinite(value) || value <= 0)
+    refuse_value(flag, text, "expected a positive number");
   return value;
 }
 

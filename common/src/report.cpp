@@ -40,6 +40,31 @@ double RunResult::speedup() const {
   return ratio(previous_ms, timing.median_ms).value_or(0);
 }
 
+std::optional<RateGrade> grade_rate(double rate, double against) {
+  const std::optional<double> share = ratio(rate, against);
+  if (!share)
+    return std::nullopt;
+  RateGrade grade;
+  grade.against = against;
+  grade.share = *share;
+  for (double reached : kRateGrades)
+    grade.stars += *share >= reached;
+  return grade;
+}
+
+std::optional<RateGrade> RunResult::grade() const {
+  return ok() ? grade_rate(rate, against) : std::nullopt;
+}
+
+namespace {
+
+// A grade's stars as the views show them: "**", or "-" for none.
+std::string stars_text(int stars) {
+  return stars > 0 ? std::string(static_cast<std::size_t>(stars), '*') : "-";
+}
+
+}  // namespace
+
 void fill_rate(RunResult& result, const DeviceInfo& device, const Workload& workload,
                Arithmetic arithmetic) {
   const double seconds = result.timing.median_ms * 1e-3;
@@ -91,6 +116,12 @@ void print_report(std::ostream& out, const RunResult& result) {
     } else if (result.previous_failed) {
       text << "  speedup  not reported (chapter " << result.previous_chapter << ", "
            << previous_source(result) << ", fails its check on these inputs)\n";
+    }
+    if (const std::optional<RateGrade> grade = result.grade()) {
+      text << "  grade    " << stars_text(grade->stars) << " "
+           << format_percent(100 * grade->share, 0) << " of " << format_rate(grade->against) << " "
+           << result.rate_unit << " (--against; " << kStarsToPass << " stars, "
+           << format_percent(100 * RateGrade::needed(), 0) << ", pass)\n";
     }
   }
   if (result.checked) {
@@ -149,6 +180,19 @@ std::string result_json(const RunResult& result) {
   result.ok() && result.speedup() > 0 ? json.value(result.speedup()) : json.null();
   json.key("speedup_text");
   result.ok() && result.speedup() > 0 ? json.value(format_speedup(result.speedup())) : json.null();
+  // The grade against --against's rate, with its figures as the report shows them.
+  json.key("grade");
+  if (const std::optional<RateGrade> grade = result.grade()) {
+    json.begin_object().member("against", grade->against);
+    json.member("against_text", format_rate(grade->against)).member("share", grade->share);
+    json.member("share_text", format_percent(100 * grade->share, 0));
+    json.member("stars", grade->stars).member("stars_text", stars_text(grade->stars));
+    json.member("stars_to_pass", kStarsToPass).member("needed", RateGrade::needed());
+    json.member("needed_text", format_percent(100 * RateGrade::needed(), 0));
+    json.member("passes", grade->passes()).end_object();
+  } else {
+    json.null();
+  }
   json.key("kernels").begin_array();
   for (const KernelResources& kernel : result.kernels) {
     json.begin_object().member("name", kernel.name).member("symbol", kernel.symbol);

@@ -119,7 +119,7 @@ TEST_CASE("good values parse", "[cli]") {
   const auto options = parse(words(
       "-m 33 -n 65 -k 17 --problem matmul,conv1d --mask 3x5 --taps 4096 --lanes 16 --stride 32 "
       "--order columns --warmup 0 --variant fused --reps 3 --seed 18446744073709551615 "
-      "--no-check --csv --height=7 --width 9 --no-compare"));
+      "--no-check --csv --height=7 --width 9 --no-compare --against 41.5"));
   CHECK(options.m == 33);
   CHECK(options.n == 65);
   CHECK(options.signal_length == 65);  // -n is the conv1d signal length too
@@ -140,6 +140,9 @@ TEST_CASE("good values parse", "[cli]") {
   CHECK(options.seed == 18446744073709551615ull);
   CHECK_FALSE(options.check);
   CHECK_FALSE(options.compare);
+  CHECK(options.against == 41.5);
+  CHECK(parse({}).against == 0);  // none: no grade
+  CHECK(parse({"--against", "3e2"}).against == 300);
   CHECK(options.csv);
   CHECK(options.height == 7);
   CHECK(options.width == 9);
@@ -175,6 +178,8 @@ TEST_CASE("bad values are refused with the flag and the value named", "[cli]") {
                                     {"--reps", "0"},
                                     {"--warmup", "-1"},
                                     {"--seed", "-3"},
+                                    {"--against", "0"},
+                                    {"--against"},
                                     {"--problem", ""},
                                     {"--frobnicate"},
                                     {"--csv=yes"}})
@@ -190,6 +195,9 @@ TEST_CASE("bad values are refused with the flag and the value named", "[cli]") {
                                     {"--order", "diagonal"},
                                     {"--variant", "Simple"},
                                     {"--problem", "fft"},
+                                    {"--against", "-41.5"},
+                                    {"--against", "inf"},
+                                    {"--against", "12 TFLOP/s"},
                                     {"--problem", "matmul,"}})
     cases.push_back({args, "\"" + args.back() + "\""});
   // ... or says, in words of its own, what is wrong or what would do.

@@ -9,6 +9,8 @@
 #include "course/report.hpp"
 #include "course/timing.hpp"
 
+#include <cmath>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -356,4 +358,45 @@ TEST_CASE("a compiled kernel name reads as the reports name it, with the problem
         "[\"matmul\",\"minplus\",\"conv2d\",\"conv1d\"]}");
   CHECK(course::kernel_name_json("not_mangled").find("\"name\":\"not_mangled\"") !=
         std::string::npos);
+}
+
+TEST_CASE("a rate is graded against a reference: a star at 50, 80 and 95%, two to pass",
+          "[report][grade]") {
+  struct Case {
+    double rate;
+    int stars;
+  };
+  // Each grade from its threshold on, not before it.
+  for (const Case c : {Case{94.9, 2}, Case{95, 3}, Case{120, 3}, Case{79.9, 1}, Case{80, 2},
+                       Case{49.9, 0}, Case{50, 1}}) {
+    INFO("rate " << c.rate << " against 100");
+    const std::optional<course::RateGrade> grade = course::grade_rate(c.rate, 100);
+    REQUIRE(grade.has_value());
+    CHECK(std::fabs(grade->share - c.rate / 100) < 1e-12);
+    CHECK(grade->stars == c.stars);
+    CHECK(grade->passes() == (c.stars >= 2));
+  }
+  CHECK_FALSE(course::grade_rate(10, 0).has_value());
+  CHECK_FALSE(course::grade_rate(0, 10).has_value());
+}
+
+TEST_CASE("the JSON and the report give the grade against --against; a failed result has none",
+          "[report][grade]") {
+  course::RunResult result = absurd_result(true);
+  CHECK(course::result_json(result).find("\"grade\":null") != std::string::npos);
+  result.against = 3500;  // 2950.85 of 3500: 84%, two stars
+  const std::string json = course::result_json(result);
+  INFO(json);
+  CHECK(json.find("\"against_text\":\"3500\"") != std::string::npos);
+  CHECK(json.find("\"share_text\":\"84%\"") != std::string::npos);
+  CHECK(json.find("\"stars\":2,\"stars_text\":\"**\"") != std::string::npos);
+  CHECK(json.find("\"needed_text\":\"80%\",\"passes\":true") != std::string::npos);
+  CHECK(contains(report_of(result), "grade    ** 84% of 3500 TFLOP/s"));
+  result.against = 6000;  // 49%: no star
+  CHECK(course::result_json(result).find("\"stars_text\":\"-\"") != std::string::npos);
+  CHECK(course::result_json(result).find("\"passes\":false") != std::string::npos);
+  course::RunResult failed = absurd_result(false);
+  failed.against = 3500;
+  CHECK(course::result_json(failed).find("\"grade\":null") != std::string::npos);
+  CHECK_FALSE(contains(report_of(failed), "grade"));
 }

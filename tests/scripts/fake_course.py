@@ -6,7 +6,8 @@ mistake at a time and see the right criterion catch it:
   FAKE_DESCRIBE           the file `--describe` prints
   FAKE_<PROBLEM>          pass, all-wrong, some-wrong (the student's edition), no-device:
                           the executable's check (its runs print --json's objects)
-  FAKE_RATE_STUDENT, FAKE_RATE_SOLUTION   the rate each edition reports (default 10)
+  FAKE_RATE_STUDENT, FAKE_RATE_SOLUTION   the rate each edition reports (default 10), graded
+                          with --against as the executables grade it
   FAKE_DEVICE             the device the run reports (default FAKE GPU)
   FAKE_CHOICES            the launch choices the run reports, as JSON (default {})
   FAKE_LOCAL              local bytes the run reports for its kernel (default 0)
@@ -73,16 +74,24 @@ EXECUTABLE = textwrap.dedent('''\
                "conv2d": "ch09::conv2d_kernel<0, 0>", "conv1d": "ch09::conv1d_kernel"}
     sizes = {"matmul": "m=4096 n=4096 k=4096", "minplus": "m=4096 n=4096 k=4096",
              "conv2d": "image 37x29 mask 13x13", "conv1d": "n=100 taps=7"}
+    against = float(args[args.index("--against") + 1]) if "--against" in args else None
     failed = False
     for name, mode in modes.items():
         wrong = {"pass": 0, "all-wrong": 100, "some-wrong": 7}[mode]
         failed = failed or wrong > 0
+        grade = None
+        if against and not wrong:  # --against, as the executables grade a rate
+            share = rate / against
+            stars = sum(share >= g for g in (0.5, 0.8, 0.95))
+            grade = {"against": against, "against_text": f"{against:g}", "share": share,
+                     "share_text": f"{share:.0%}", "stars": stars, "stars_text": "*" * stars or "-",
+                     "stars_to_pass": 2, "needed": 0.8, "needed_text": "80%", "passes": stars >= 2}
         print(json.dumps({
             "device": os.environ.get("FAKE_DEVICE", "FAKE GPU"), "chapter": 9,
             "edition": edition, "problem": name, "variant": "", "sizes": sizes[name],
             "choices": json.loads(os.environ.get("FAKE_CHOICES", "{}")),
             "median_ms": 0.5, "rate": None if wrong else rate,
-            "rate_text": None if wrong else rate_text, "unit": "TFLOP/s",
+            "rate_text": None if wrong else rate_text, "unit": "TFLOP/s", "grade": grade,
             "kernels": [{"name": "course::pad_transposed", "local_bytes": 0},
                         {"name": kernels[name],
                          "local_bytes": int(os.environ.get("FAKE_LOCAL", "0"))}],

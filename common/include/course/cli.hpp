@@ -103,6 +103,7 @@ struct Options {
   std::uint64_t seed = kDefaultSeed;  ///< seed of the random inputs
   bool check = true;                  ///< compare with the CPU reference
   bool compare = true;                ///< time the previous chapter's solution too, for a speedup
+  double against = 0;                 ///< a rate to grade each run's rate against; 0: none
   bool csv = false;                   ///< print CSV lines instead of the human report
   bool json = false;                  ///< print one JSON object per run instead of the report
   bool describe = false;              ///< print the chapter's description as JSON and exit

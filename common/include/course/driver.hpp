@@ -100,9 +100,6 @@ std::vector<std::string> words(const std::string& text);
 inline constexpr const char* kBankConflictMetric =
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
 
-/// The shares of the solution's rate at which a student's rate earns one, two and three stars.
-inline const std::vector<double> kRateGrades = {0.5, 0.8, 0.95};
-
 /// A compute-sanitizer check (@p tool: memcheck, racecheck or synccheck) of one checked run with
 /// @p args (a quick run is appended: no warm-up, one timed run, no comparison). Its id is @p id,
 /// or the tool's name.

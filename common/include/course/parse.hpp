@@ -24,6 +24,9 @@ inline constexpr long long kMaxRuns = 1000000;
 long long parse_whole_number(const std::string& flag, const std::string& text, long long low,
                              long long high);
 
+/// The whole of @p text as a positive, finite decimal number ("389", "41.5", "1e3").
+double parse_positive_number(const std::string& flag, const std::string& text);
+
 /// A count written as digits or as 2^E (E from 0 to 30), from 1 to INT_MAX: a size, a length.
 int parse_count(const std::string& flag, const std::string& text);
 

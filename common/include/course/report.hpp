@@ -30,6 +30,26 @@ std::string format_speedup(double value);
 /// A share in percent as every view shows it: @p decimals decimals and "%" ("88.1%").
 std::string format_percent(double value, int decimals = 1);
 
+/// The shares of a reference rate (the solution's) at which a rate (a student's) earns one, two and
+/// three stars.
+inline const std::vector<double> kRateGrades = {0.5, 0.8, 0.95};
+/// The stars a graded rate needs to pass.
+inline constexpr int kStarsToPass = 2;
+
+/// A rate graded against a reference rate (`--against`): the one place the course grades a rate.
+struct RateGrade {
+  double against = 0;  ///< the reference rate, in the rate's unit
+  double share = 0;    ///< the rate as a share of it
+  int stars = 0;       ///< how many of kRateGrades the share reaches
+  /// The share that passing takes: the kStarsToPass-th grade.
+  static double needed() { return kRateGrades[kStarsToPass - 1]; }
+  /// Whether the share reaches needed().
+  bool passes() const { return stars >= kStarsToPass; }
+};
+
+/// @p rate graded against @p against; empty when either is not positive.
+std::optional<RateGrade> grade_rate(double rate, double against);
+
 /// Everything known about one timed and checked run of one problem.
 struct RunResult {
   std::string device;                 ///< device name
@@ -65,9 +85,12 @@ struct RunResult {
   std::string operation;
   double operations = 0;               ///< one run's arithmetic in operation
   double operations_per_fma_slot = 0;  ///< operations one lane's FMA-pipe slot does
+  double against = 0;  ///< the rate `--against` gave to grade this run's against; 0 if none
 
   /// Speedup over the previous chapter (previous_ms / median); 0 if unknown.
   double speedup() const;
+  /// The rate graded against `against`; empty without one, or when the result failed its check.
+  std::optional<RateGrade> grade() const;
   /// True when the result may be presented: checked and passed, or not checked on request.
   /// A result that failed its check has no rate, share of peak or speedup worth reporting: the
   /// time of a wrong answer says nothing about the kernel that was meant.
