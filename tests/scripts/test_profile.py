@@ -8,9 +8,10 @@
   is the peak the executables report, and there is none without a tensor-core run.
 - The whole script against stand-ins for ncu and for a chapter's executable (which prints its
   `--json` line): the record is the run's object with the main kernel's metrics, the main kernel
-  is the longest, its last launch is reported, the files are written; the recorded profile
-  (results/profile.jsonl) reads; and each failure (no ncu, no GPU, no permission for the counters,
-  nothing built, a bad chapter, a file that is not a profile) gives one line and its exit status.
+  is the longest, its last launch is reported, the files are written; and each failure (no ncu,
+  no GPU, no permission for the counters, nothing built, a bad chapter, a file that is not a
+  profile) gives one line and its exit status. The recorded profile (results/profile.jsonl) is
+  read by the CTest test readme.profile_table.
 """
 
 import csv
@@ -167,10 +168,6 @@ class RecordedSample(unittest.TestCase):
             with open(os.path.join(folder, "roofline_matmul.svg"), encoding="utf-8") as svg:
                 self.assertIn("<svg", svg.read())
 
-    def test_rejects_text_without_a_table(self):
-        with self.assertRaises(course_profile.NcuCsvError):
-            course_profile.parse_ncu("==PROF== Connected to process 1\nno kernels were profiled\n")
-
     def test_the_tensor_ceiling_is_the_executables_peak(self):
         """The TF32 roof is the `peak_flops` a tensor-core run reported, whatever clock ncu saw;
         a profile without such a run draws none."""
@@ -180,13 +177,6 @@ class RecordedSample(unittest.TestCase):
                          [(6.7e13, "FP32 peak (FMA)"), (4.94715e14, "TF32 tensor-core peak")])
         self.assertEqual(roofline.ceilings_of([self.record], "matmul", mine),
                          [(6.7e13, "FP32 peak (FMA)")])
-
-    def test_the_title_names_the_tensor_chapters_from_the_records(self):
-        tensor = [dict(self.record, chapter=c, peak="tf32") for c in (7, 5)]
-        self.assertEqual(roofline.title_of([self.record] + tensor, "matmul"),
-                         "matmul (FP32; chapter 5+ TF32)")
-        self.assertEqual(roofline.title_of([self.record], "matmul"), "matmul")
-        self.assertEqual(roofline.title_of(tensor, "minplus"), "minplus")
 
 
 class RooflineLabels(unittest.TestCase):
@@ -200,10 +190,6 @@ class RooflineLabels(unittest.TestCase):
             left = x - {"left": 0, "center": width / 2, "right": width}[ha]
             boxes.append((left, left + width, y - roofline.LINE / 2, y + roofline.LINE / 2))
         return boxes
-
-    def test_a_lone_point_is_labelled_on_its_right(self):
-        self.assertEqual(roofline.place_labels([(0.5, 0.5)], [], ["4"]),
-                         [(0.5 + roofline.GAP, 0.5, "ch 4", "left")])
 
     def test_points_at_one_place_share_a_label(self):
         placed = roofline.place_labels([(0.5, 0.5), (0.3, 0.2), (0.501, 0.499)], [],
@@ -277,11 +263,6 @@ class WholeScript(unittest.TestCase):
         self.assertIn("| 9 (solution) | matmul | `main_kernel<course::PlusTimes>` | 4.000 ms |",
                       result.stdout)
 
-    def test_reads_the_recorded_profile(self):
-        records = course_profile.read_records(os.path.join(ROOT, "results", "profile.jsonl"))
-        self.assertTrue(all(profile_table.measures(r)["rate"] for r in records))
-        self.assertTrue(any(r.get("peak") == "tf32" and r.get("peak_flops") for r in records))
-
     def test_a_record_needs_the_executables_arithmetic(self):
         """A record without the operation its arithmetic is counted in is not read as a profile
         (the table would have to make one up)."""
@@ -297,19 +278,6 @@ class WholeScript(unittest.TestCase):
                 self.assertEqual(result.returncode, 1, result.stderr)
                 self.assertIn("not a profile record", result.stderr.splitlines()[-1])
                 self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
-
-    def test_names_a_recorded_kernel_as_recorded(self):
-        """A record made before the runs reported their kernels' symbols shows ncu's name as it
-        was recorded (the readable one)."""
-        record = {"ncu": {"Kernel Name": "ch04::product_kernel<PlusTimes>"}}
-        self.assertEqual(profile_table.kernel_name(record), "ch04::product_kernel<PlusTimes>")
-        record["kernels"] = [{"name": "readable", "symbol": "ch04::product_kernel<PlusTimes>"}]
-        self.assertEqual(profile_table.kernel_name(record), "readable")
-
-    def test_takes_a_list_of_problems(self):
-        result = self.run_script("--solution", "9", "--problem", "conv2d,matmul")
-        self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertEqual([r["problem"] for r in self.recorded_rows()], ["conv2d", "matmul"])
 
     def test_records_and_checks_the_readme(self):
         self.assertEqual(self.run_script("--solution", "9").returncode, 0)

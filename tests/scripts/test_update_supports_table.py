@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Tests of scripts/update_supports_table.py against the built executables, on copies of the
-README: --check fails when a row differs from what the executables print (a row changed, a chapter
-missing) or the markers are gone, and passes again once the table is regenerated; regenerating
-changes nothing outside the markers.
+README: --check fails when a row differs from what the executables print or the markers are gone,
+and passes again once the table is regenerated; regenerating changes nothing outside the markers.
+That every chapter has its row is the CTest test readme.supports_table (the committed README).
 
     python3 tests/scripts/test_update_supports_table.py --build-dir build
 """
@@ -49,12 +49,6 @@ class SupportsTableTest(unittest.TestCase):
     def set_block(self, block):
         self.write(readme_block.replace_block(self.text(), "supports", block))
 
-    def test_every_chapter_has_a_row(self):
-        rows = self.table.splitlines()[2:]
-        self.assertEqual(len(rows), len(self.chapters))
-        for chapter, row in zip(self.chapters, rows):
-            self.assertTrue(row.startswith(f"| {chapter['number']} | "), row)
-
     def test_a_changed_row_fails_the_check_until_regenerated(self):
         lines = self.table.splitlines()
         lines[-1] = lines[-1].replace(" | ", " | conv1d, ", 1)  # a problem it does not have
@@ -69,10 +63,6 @@ class SupportsTableTest(unittest.TestCase):
         self.assertEqual(before.split(BEGIN)[0], after.split(BEGIN)[0])
         self.assertEqual(before.split(END)[1], after.split(END)[1])
         self.assertEqual(run("--readme", self.readme, "--check")[0], 0)
-
-    def test_a_missing_chapter_fails_the_check(self):
-        self.set_block("\n".join(self.table.splitlines()[:-1]))
-        self.assertEqual(run("--readme", self.readme, "--check")[0], 1)
 
     def test_missing_markers_fail(self):
         self.write(self.text().replace(END, ""))
