@@ -120,6 +120,27 @@ void check_products_around(const Choices& choices, ProductShape base,
   check_products(choices, along_k(base.m, base.n, sizes), 5);
 }
 
+void check_tf32_hopper_products(const Choices& choices, const Tf32HopperSizes& sizes) {
+  SECTION("the course's sizes") {
+    check_products_at_course_sizes(choices, {{300, 200, 100}});
+  }
+  SECTION("around every tile boundary") {
+    check_products_around(choices, sizes.tile_base, sizes.around_tile);
+  }
+  SECTION("one to six batches") {
+    check_products(choices, along_k(131, 263, {1, 2, 32, 33, 64, 96, 97, 128, 129, 160, 192}), 9);
+  }
+  SECTION("k much larger than m and n") {
+    check_products_with_long_k(choices);
+  }
+  SECTION("odd widths") {
+    check_products(choices, along_n(65, sizes.odd_widths, 40), 8);
+  }
+  SECTION("more tiles than run at once") {
+    check_products(choices, {sizes.more_tiles}, 10);
+  }
+}
+
 std::vector<ProductShape> shapes_around_depth(int tile, int depth) {
   std::vector<ProductShape> around;
   for (int k : {1, depth - 1, depth, depth + 1, 3 * depth + 5})

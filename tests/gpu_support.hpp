@@ -126,6 +126,31 @@ void check_products_with_long_k(const Choices& choices);
 void check_products_around(const Choices& choices, ProductShape base,
                            const std::vector<int>& sizes);
 
+/// The sizes a chapter whose matmul is a TF32 product on Hopper gives check_tf32_hopper_products():
+/// those its tiles decide.
+struct Tf32HopperSizes {
+  /// The product whose m, then n, then k take each size of around_tile in turn.
+  ProductShape tile_base;
+  /// Sizes on both sides of the chapter's stage, instruction and block tile.
+  std::vector<int> around_tile;
+  /// The widths n of 65 x n x 40 products, odd ones included: those rows are written one float
+  /// at a time and start unaligned.
+  std::vector<int> odd_widths;
+  /// A product of more tiles than the GPU runs at once, neither m nor n a multiple of its tile.
+  ProductShape more_tiles;
+};
+
+/// What every chapter whose matmul is a TF32 product on Hopper (chapters 7 and 8) checks, each
+/// in a Catch2 SECTION of its own (a test's `-c "<name>"` runs one):
+/// - "the course's sizes": check_products_at_course_sizes() and 300 x 200 x 100;
+/// - "around every tile boundary": check_products_around(@p sizes.tile_base, @p sizes.around_tile);
+/// - "one to six batches": 131 x 263 x k (salt 9), k from 1 to 192 (one to six batches of 32:
+///   fewer than, as many as and more than the stages);
+/// - "k much larger than m and n": check_products_with_long_k();
+/// - "odd widths": 65 x n x 40 for each n of @p sizes.odd_widths (salt 8);
+/// - "more tiles than run at once": @p sizes.more_tiles (salt 10).
+void check_tf32_hopper_products(const Choices& choices, const Tf32HopperSizes& sizes);
+
 /// Shapes whose k is around a step's @p depth: one step holding a single k, a step one short of
 /// full, one full step, a second step holding a single k, and several steps with a part-filled
 /// last one. m = tile + 1 and n = 2 tile - 1 leave the last tiles of C part-filled too.
