@@ -122,38 +122,6 @@ TEST_CASE("conv1d reference computes the full convolution", "[reference]") {
   CHECK(z == std::vector<double>{2, 4, 6});
 }
 
-TEST_CASE("whole-output and one-element references agree", "[reference]") {
-  const int m = 5, n = 7, k = 3, h = 6, w = 4, mk = 3, ml = 5;
-  const auto A = course::random_uniform(m * k, 1);
-  const auto B = course::random_uniform(k * n, 2);
-  std::vector<double> C(m * n);
-  course::matmul_reference(A.data(), B.data(), C.data(), m, n, k);
-  const auto D = course::random_distances(m * k, 3, 0.3);
-  const auto E = course::random_distances(k * n, 4, 0.3);
-  std::vector<float> F(m * n);
-  course::minplus_reference(D.data(), E.data(), F.data(), m, n, k);
-  for (int i = 0; i < m; ++i) {
-    for (int j = 0; j < n; ++j) {
-      CHECK(C[i * n + j] == course::matmul_reference_at(A.data(), B.data(), n, k, i, j));
-      const float expected = course::minplus_reference_at(D.data(), E.data(), n, k, i, j);
-      CHECK((F[i * n + j] == expected));
-    }
-  }
-  const auto img = course::random_uniform(h * w, 5);
-  const auto mask = course::random_uniform(mk * ml, 6);
-  std::vector<double> out(h * w);
-  course::conv2d_reference(img.data(), h, w, mask.data(), mk, ml, out.data());
-  double direct = 0;  // out[2][1] written out from the definition
-  for (int p = 0; p < mk; ++p) {
-    for (int q = 0; q < ml; ++q) {
-      const int sy = 2 + mk / 2 - p, sx = 1 + ml / 2 - q;
-      if (sy >= 0 && sy < h && sx >= 0 && sx < w)
-        direct += static_cast<double>(mask[p * ml + q]) * img[sy * w + sx];
-    }
-  }
-  CHECK(out[2 * w + 1] == direct);
-}
-
 TEST_CASE("random inputs are reproducible from the seed and never all zero", "[random]") {
   CHECK(course::random_uniform(100, 42) == course::random_uniform(100, 42));
   CHECK(course::random_uniform(100, 42) != course::random_uniform(100, 43));
@@ -266,16 +234,6 @@ TEST_CASE("exact comparison rejects one ulp and matches infinities", "[check]") 
   got[0] = 1.0f;
   got[1] = 3.0e38f;  // a large finite value is not "no path"
   CHECK_FALSE(course::compare(got.data(), 3, at, course::exact_tolerance()).passed);
-}
-
-TEST_CASE("the tolerance grows with the reduction length and the input magnitudes", "[check]") {
-  const auto small = course::accumulation_tolerance(10, 1, 1);
-  const auto large = course::accumulation_tolerance(1000, 1, 1);
-  CHECK(large.atol == Approx(100 * small.atol));
-  CHECK(course::accumulation_tolerance(10, 2, 3).atol == Approx(6 * small.atol));
-  CHECK(small.rtol == 4 * course::kFloatEpsilon);
-  CHECK(course::exact_tolerance().exact());
-  CHECK_FALSE(small.exact());
 }
 
 TEST_CASE("the worst element is reported with its position", "[check]") {
