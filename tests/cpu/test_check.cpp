@@ -141,30 +141,24 @@ TEST_CASE("random inputs are reproducible from the seed and never all zero", "[r
 }
 
 TEST_CASE("random inputs do not depend on the number of threads that draw them", "[random]") {
-  // Three whole chunks and part of a fourth.
+  // A seed printed on one machine gives the same inputs on any other. Three whole chunks and part
+  // of a fourth; the comparisons are in double parentheses, so that a failure does not print
+  // millions of values.
   const std::size_t count = 3 * course::kRandomChunk + 12345;
-  const auto uniform = course::random_uniform(count, 7, 2.0f, 5.0f, 1);
+  const auto uniform = course::random_uniform(count, 7, -1.0f, 1.0f, 1);
+  const auto distances = course::random_distances(count, 8, 0.05, 1);
   REQUIRE(uniform.size() == count);
+  REQUIRE(distances.size() == count);
   for (unsigned workers : {0u, 2u, 3u, 8u}) {
     INFO("workers: " << workers);
-    CHECK(course::random_uniform(count, 7, 2.0f, 5.0f, workers) == uniform);
+    CHECK((course::random_uniform(count, 7, -1.0f, 1.0f, workers) == uniform));
+    CHECK((course::random_distances(count, 8, 0.05, workers) == distances));
   }
-  CHECK(course::random_uniform(count, 7, 2.0f, 5.0f) == uniform);
-  const auto distances = course::random_distances(count, 8, 0.25, 1);
-  CHECK(course::random_distances(count, 8, 0.25, 3) == distances);
-  CHECK(course::random_distances(count, 8, 0.25) == distances);
-  const auto integers = course::random_small_integers(count, 9, -3, 7, 1);
-  CHECK(course::random_small_integers(count, 9, -3, 7, 3) == integers);
-  CHECK(course::random_small_integers(count, 9, -3, 7) == integers);
-  // Element i depends on i and the seed only: a shorter draw is a prefix of a longer one.
-  const auto shorter = course::random_uniform(course::kRandomChunk + 7, 7, 2.0f, 5.0f, 2);
-  CHECK(std::equal(shorter.begin(), shorter.end(), uniform.begin()));
-  // Another seed, other values.
-  CHECK(course::random_uniform(count, 70, 2.0f, 5.0f, 2) != uniform);
-  CHECK(course::random_distances(count, 80, 0.25, 2) != distances);
-  CHECK(course::random_small_integers(count, 90, -3, 7, 2) != integers);
-  // Each chunk has a generator of its own: no chunk repeats the first one.
-  for (const auto* values : {&uniform, &distances, &integers}) {
+  CHECK((course::random_uniform(count, 7) == uniform));
+  CHECK((course::random_distances(count, 8) == distances));
+  // Each chunk has a generator of its own: no chunk repeats the first one (inputs that repeated
+  // every 2^20 elements would hide a kernel that mixes up tiles that far apart).
+  for (const auto* values : {&uniform, &distances}) {
     const auto first = values->begin();
     for (std::size_t chunk = 1; chunk * course::kRandomChunk < count; ++chunk) {
       INFO("chunk " << chunk);
@@ -174,24 +168,6 @@ TEST_CASE("random inputs do not depend on the number of threads that draw them",
                              first + static_cast<std::ptrdiff_t>(chunk * course::kRandomChunk)));
     }
   }
-  // Ranges: [low, high) for uniform values, [0, 1) or +infinity for distances (about the asked
-  // fraction infinite), whole numbers in [low, high] with both ends drawn.
-  CHECK(*std::min_element(uniform.begin(), uniform.end()) >= 2.0f);
-  CHECK(*std::max_element(uniform.begin(), uniform.end()) < 5.0f);
-  std::size_t infinite = 0;
-  bool distances_in_range = true;
-  for (float v : distances) {
-    infinite += std::isinf(v) && v > 0;
-    distances_in_range = distances_in_range && (std::isinf(v) ? v > 0 : v >= 0.0f && v < 1.0f);
-  }
-  CHECK(distances_in_range);
-  CHECK(std::abs(static_cast<double>(infinite) / count - 0.25) < 0.01);
-  bool whole = true;
-  for (float v : integers)
-    whole = whole && v == std::floor(v);
-  CHECK(whole);
-  CHECK(*std::min_element(integers.begin(), integers.end()) == -3.0f);
-  CHECK(*std::max_element(integers.begin(), integers.end()) == 7.0f);
 }
 
 TEST_CASE("an FP32 product summed in order passes the matmul tolerance", "[check]") {
