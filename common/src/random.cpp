@@ -88,16 +88,4 @@ std::vector<float> random_distances(std::size_t count, std::uint64_t seed, doubl
   });
 }
 
-std::vector<float> random_small_integers(std::size_t count, std::uint64_t seed, int low, int high) {
-  return random_small_integers(count, seed, low, high, random_workers());
-}
-
-std::vector<float> random_small_integers(std::size_t count, std::uint64_t seed, int low, int high,
-                                         unsigned workers) {
-  std::uniform_int_distribution<int> distribution(low, high);
-  return draw_chunks(count, seed, workers, [distribution](std::mt19937_64& generator) mutable {
-    return static_cast<float>(distribution(generator));
-  });
-}
-
 }  // namespace course

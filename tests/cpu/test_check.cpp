@@ -122,38 +122,6 @@ TEST_CASE("conv1d reference computes the full convolution", "[reference]") {
   CHECK(z == std::vector<double>{2, 4, 6});
 }
 
-TEST_CASE("whole-output and one-element references agree", "[reference]") {
-  const int m = 5, n = 7, k = 3, h = 6, w = 4, mk = 3, ml = 5;
-  const auto A = course::random_uniform(m * k, 1);
-  const auto B = course::random_uniform(k * n, 2);
-  std::vector<double> C(m * n);
-  course::matmul_reference(A.data(), B.data(), C.data(), m, n, k);
-  const auto D = course::random_distances(m * k, 3, 0.3);
-  const auto E = course::random_distances(k * n, 4, 0.3);
-  std::vector<float> F(m * n);
-  course::minplus_reference(D.data(), E.data(), F.data(), m, n, k);
-  for (int i = 0; i < m; ++i) {
-    for (int j = 0; j < n; ++j) {
-      CHECK(C[i * n + j] == course::matmul_reference_at(A.data(), B.data(), n, k, i, j));
-      const float expected = course::minplus_reference_at(D.data(), E.data(), n, k, i, j);
-      CHECK((F[i * n + j] == expected));
-    }
-  }
-  const auto img = course::random_uniform(h * w, 5);
-  const auto mask = course::random_uniform(mk * ml, 6);
-  std::vector<double> out(h * w);
-  course::conv2d_reference(img.data(), h, w, mask.data(), mk, ml, out.data());
-  double direct = 0;  // out[2][1] written out from the definition
-  for (int p = 0; p < mk; ++p) {
-    for (int q = 0; q < ml; ++q) {
-      const int sy = 2 + mk / 2 - p, sx = 1 + ml / 2 - q;
-      if (sy >= 0 && sy < h && sx >= 0 && sx < w)
-        direct += static_cast<double>(mask[p * ml + q]) * img[sy * w + sx];
-    }
-  }
-  CHECK(out[2 * w + 1] == direct);
-}
-
 TEST_CASE("random inputs are reproducible from the seed and never all zero", "[random]") {
   CHECK(course::random_uniform(100, 42) == course::random_uniform(100, 42));
   CHECK(course::random_uniform(100, 42) != course::random_uniform(100, 43));
@@ -173,30 +141,24 @@ TEST_CASE("random inputs are reproducible from the seed and never all zero", "[r
 }
 
 TEST_CASE("random inputs do not depend on the number of threads that draw them", "[random]") {
-  // Three whole chunks and part of a fourth.
+  // A seed printed on one machine gives the same inputs on any other. Three whole chunks and part
+  // of a fourth; the comparisons are in double parentheses, so that a failure does not print
+  // millions of values.
   const std::size_t count = 3 * course::kRandomChunk + 12345;
-  const auto uniform = course::random_uniform(count, 7, 2.0f, 5.0f, 1);
+  const auto uniform = course::random_uniform(count, 7, -1.0f, 1.0f, 1);
+  const auto distances = course::random_distances(count, 8, 0.05, 1);
   REQUIRE(uniform.size() == count);
+  REQUIRE(distances.size() == count);
   for (unsigned workers : {0u, 2u, 3u, 8u}) {
     INFO("workers: " << workers);
-    CHECK(course::random_uniform(count, 7, 2.0f, 5.0f, workers) == uniform);
+    CHECK((course::random_uniform(count, 7, -1.0f, 1.0f, workers) == uniform));
+    CHECK((course::random_distances(count, 8, 0.05, workers) == distances));
   }
-  CHECK(course::random_uniform(count, 7, 2.0f, 5.0f) == uniform);
-  const auto distances = course::random_distances(count, 8, 0.25, 1);
-  CHECK(course::random_distances(count, 8, 0.25, 3) == distances);
-  CHECK(course::random_distances(count, 8, 0.25) == distances);
-  const auto integers = course::random_small_integers(count, 9, -3, 7, 1);
-  CHECK(course::random_small_integers(count, 9, -3, 7, 3) == integers);
-  CHECK(course::random_small_integers(count, 9, -3, 7) == integers);
-  // Element i depends on i and the seed only: a shorter draw is a prefix of a longer one.
-  const auto shorter = course::random_uniform(course::kRandomChunk + 7, 7, 2.0f, 5.0f, 2);
-  CHECK(std::equal(shorter.begin(), shorter.end(), uniform.begin()));
-  // Another seed, other values.
-  CHECK(course::random_uniform(count, 70, 2.0f, 5.0f, 2) != uniform);
-  CHECK(course::random_distances(count, 80, 0.25, 2) != distances);
-  CHECK(course::random_small_integers(count, 90, -3, 7, 2) != integers);
-  // Each chunk has a generator of its own: no chunk repeats the first one.
-  for (const auto* values : {&uniform, &distances, &integers}) {
+  CHECK((course::random_uniform(count, 7) == uniform));
+  CHECK((course::random_distances(count, 8) == distances));
+  // Each chunk has a generator of its own: no chunk repeats the first one (inputs that repeated
+  // every 2^20 elements would hide a kernel that mixes up tiles that far apart).
+  for (const auto* values : {&uniform, &distances}) {
     const auto first = values->begin();
     for (std::size_t chunk = 1; chunk * course::kRandomChunk < count; ++chunk) {
       INFO("chunk " << chunk);
@@ -206,24 +168,6 @@ TEST_CASE("random inputs do not depend on the number of threads that draw them",
                              first + static_cast<std::ptrdiff_t>(chunk * course::kRandomChunk)));
     }
   }
-  // Ranges: [low, high) for uniform values, [0, 1) or +infinity for distances (about the asked
-  // fraction infinite), whole numbers in [low, high] with both ends drawn.
-  CHECK(*std::min_element(uniform.begin(), uniform.end()) >= 2.0f);
-  CHECK(*std::max_element(uniform.begin(), uniform.end()) < 5.0f);
-  std::size_t infinite = 0;
-  bool distances_in_range = true;
-  for (float v : distances) {
-    infinite += std::isinf(v) && v > 0;
-    distances_in_range = distances_in_range && (std::isinf(v) ? v > 0 : v >= 0.0f && v < 1.0f);
-  }
-  CHECK(distances_in_range);
-  CHECK(std::abs(static_cast<double>(infinite) / count - 0.25) < 0.01);
-  bool whole = true;
-  for (float v : integers)
-    whole = whole && v == std::floor(v);
-  CHECK(whole);
-  CHECK(*std::min_element(integers.begin(), integers.end()) == -3.0f);
-  CHECK(*std::max_element(integers.begin(), integers.end()) == 7.0f);
 }
 
 TEST_CASE("an FP32 product summed in order passes the matmul tolerance", "[check]") {
@@ -266,16 +210,6 @@ TEST_CASE("exact comparison rejects one ulp and matches infinities", "[check]") 
   got[0] = 1.0f;
   got[1] = 3.0e38f;  // a large finite value is not "no path"
   CHECK_FALSE(course::compare(got.data(), 3, at, course::exact_tolerance()).passed);
-}
-
-TEST_CASE("the tolerance grows with the reduction length and the input magnitudes", "[check]") {
-  const auto small = course::accumulation_tolerance(10, 1, 1);
-  const auto large = course::accumulation_tolerance(1000, 1, 1);
-  CHECK(large.atol == Approx(100 * small.atol));
-  CHECK(course::accumulation_tolerance(10, 2, 3).atol == Approx(6 * small.atol));
-  CHECK(small.rtol == 4 * course::kFloatEpsilon);
-  CHECK(course::exact_tolerance().exact());
-  CHECK_FALSE(small.exact());
 }
 
 TEST_CASE("the worst element is reported with its position", "[check]") {
@@ -361,7 +295,7 @@ TEST_CASE("rounding to TF32 keeps 10 mantissa bits, to nearest, ties away from z
   const float step = std::ldexp(1.0f, -10);  // TF32's spacing of the values in [1, 2)
   CHECK(course::round_to_tf32(1.0f) == 1.0f);
   CHECK(course::round_to_tf32(std::ldexp(1.0f, -20)) == std::ldexp(1.0f, -20));
-  CHECK(course::round_to_tf32(1.0f + step / 4) == 1.0f);         // below half a step
+  CHECK(course::round_to_tf32(1.0f + step / 4) == 1.0f);  // below half a step: 1 + 2^-12 is 1
   CHECK(course::round_to_tf32(1.0f + step / 2) == 1.0f + step);  // a tie, away from zero
   CHECK(course::round_to_tf32(-1.0f - step / 2) == -1.0f - step);
   CHECK(course::round_to_tf32(1.0f + 3 * step / 4) == 1.0f + step);
@@ -394,12 +328,4 @@ TEST_CASE("a TF32 product missing one term fails the TF32 tolerance", "[check]")
     INFO("k " << k << ": " << result.summary(16));
     CHECK_FALSE(result.passed);
   }
-}
-
-TEST_CASE("TF32 loses a small difference of nearly equal terms", "[check]") {
-  // The lesson's example: (1 + 2^-12) * 1 + (-1) * 1 is 2^-12 exactly in FP32 and 0 in TF32.
-  const std::vector<float> A = {1.0f + std::ldexp(1.0f, -12), -1.0f};
-  const std::vector<float> B = {1.0f, 1.0f};
-  CHECK(float_matmul(A, B, 1, 1, 2, false)[0] == std::ldexp(1.0f, -12));
-  CHECK(float_matmul(A, B, 1, 1, 2, true)[0] == 0.0f);
 }

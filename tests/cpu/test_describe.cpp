@@ -126,10 +126,3 @@ TEST_CASE("the description lists exactly the tap counts compiled in", "[describe
   }
   CHECK_FALSE(accepted({"--taps", "4096"}, flags));
 }
-
-TEST_CASE("the exercise list has one tab-separated line per exercise", "[describe]") {
-  const course::Exercise exercises[] = {{"1.1", "matmul", "which output"},
-                                        {"1.2", "conv1d", "the taps"}};
-  CHECK(course::exercise_list({std::begin(exercises), std::end(exercises)}) ==
-        "1.1\tmatmul\twhich output\n1.2\tconv1d\tthe taps\n");
-}

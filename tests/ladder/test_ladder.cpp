@@ -444,32 +444,3 @@ TEST_CASE("rates print with three significant digits", "[ladder]") {
   for (const auto& [rate, text] : cases)
     CHECK(course::format_rate(rate) == text);
 }
-
-// The summary (the console table, the README's and the site's) is rendered from the two CSV files
-// by scripts/results_table.py (tests/ladder/test_update_results_table.py); here, what it is given.
-TEST_CASE("the summary marks failures and leaves them out of the figures", "[ladder]") {
-  std::vector<Row> rows = {
-      make_row(kMatmul4096, "ch01", 1, 40.0),
-      make_row(kMatmul4096, "ch02", 2, 20.0, Status::fail),
-      make_row(kMatmul4096, ladder::kCublasLabel, 0, 4.0),
-  };
-  ladder::compute_ratios(rows);
-  const std::vector<std::string> lines = csv_lines(rows, "Round GPU");
-  REQUIRE(lines.size() == 4);
-  const std::string& header = lines[0];
-  const std::string& pass = lines[1];
-  const std::string& fail = lines[2];
-  CHECK(std::stod(field(header, pass, "cublas_percent")) == Approx(10.0));
-  CHECK(field(header, pass, "cublas_reference") == "cuBLAS");
-  CHECK(field(header, fail, "status") == "FAIL");
-  CHECK(field(header, fail, "message") == "FAIL: 3 elements outside the tolerance");
-  for (const char* figure : {"rate", "speedup", "cublas_percent", "best_percent"})
-    CHECK(field(header, fail, figure).empty());
-
-  std::ostringstream goals;
-  ladder::write_goals_csv(goals, ladder::evaluate_goals(ladder::performance_goals(), rows));
-  const std::string text = goals.str();
-  CHECK(text.find("matmul 4096: chapter 2 at least 1.5x chapter 1,1.5,,x,not measured") !=
-        std::string::npos);  // chapter 2 failed: no goal is measured on it
-  CHECK(text.find(",missed\n") == std::string::npos);
-}

@@ -1,12 +1,13 @@
-// CPU tests of the performance ladder's command line (scripts/ladder/options.hpp) and of the
-// course's value parsers it uses (course/parse.hpp), which the chapters' executables share.
+// CPU tests of the performance ladder's command line (scripts/ladder/options.hpp): its sizes and
+// the flags it shares with the chapters' executables. The course's value parsers it uses
+// (course/parse.hpp) refuse bad values of those flags in every executable: the bad-input table
+// (tests/reliability) asks that of each.
 #include "catch.hpp"
 
 #include "options.hpp"
 
 #include "course/parse.hpp"
 
-#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -30,31 +31,6 @@ TEST_CASE("sizes on the command line are parsed strictly", "[ladder]") {
   for (const char* bad :
        {"matmul", "gemm=1024", "matmul=", "matmul=10x20", "conv1d=10x20", "matmul=1024,"})
     CHECK_THROWS_AS(ladder::parse_sizes(bad, 13, 13, 127), course::UsageError);
-}
-
-TEST_CASE("the ladder's other flags are parsed by the course's value parsers", "[ladder]") {
-  const course::MaskSides square = course::parse_mask_sides("--mask", "13");
-  CHECK((square.rows == 13 && square.cols == 13));
-  const course::MaskSides oblong = course::parse_mask_sides("--mask", "5x3");
-  CHECK((oblong.rows == 5 && oblong.cols == 3));
-  for (const char* bad : {"4", "65", "5x", "x5", "5x3x1", "0", ""})
-    CHECK_THROWS_AS(course::parse_mask_sides("--mask", bad), course::UsageError);
-  CHECK(course::parse_problems("--problem", "all").empty());
-  CHECK((course::parse_problems("--problem", "conv1d,matmul") ==
-         std::vector<Problem>{Problem::conv1d, Problem::matmul}));
-  for (const char* bad : {"gemm", "matmul,", ""})
-    CHECK_THROWS_AS(course::parse_problems("--problem", bad), course::UsageError);
-  CHECK(course::parse_whole_number("--chapters", "6", 1, 99) == 6);
-  CHECK_THROWS_AS(course::parse_whole_number("--chapters", "100", 1, 99), course::UsageError);
-  CHECK(course::parse_seed("--seed", "18446744073709551615") == UINT64_MAX);
-  CHECK_THROWS_AS(course::parse_seed("--seed", "-1"), course::UsageError);
-  try {
-    course::parse_count("--taps", "12a");
-    FAIL("12a was taken");
-  } catch (const course::UsageError& error) {
-    CHECK(std::string(error.what()).rfind("--taps: expected a whole number", 0) == 0);
-    CHECK(std::string(error.what()).find("got \"12a\"") != std::string::npos);
-  }
 }
 
 TEST_CASE("the ladder's command line: quick runs, sizes, problems, refusals", "[ladder]") {

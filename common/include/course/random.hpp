@@ -32,11 +32,6 @@ std::vector<float> random_uniform(std::size_t count, std::uint64_t seed, float l
 std::vector<float> random_distances(std::size_t count, std::uint64_t seed,
                                     double infinity_fraction = 0.05);
 
-/// A small integer in [@p low, @p high] per element, as floats: with such inputs FP32 products and
-/// convolutions of moderate size are exact, so tests can compare them with equality.
-std::vector<float> random_small_integers(std::size_t count, std::uint64_t seed, int low = -4,
-                                         int high = 4);
-
 /// random_uniform() drawn by at most @p workers threads (0 counts as 1): the same values for
 /// every @p workers, which is what the tests check.
 std::vector<float> random_uniform(std::size_t count, std::uint64_t seed, float low, float high,
@@ -46,11 +41,6 @@ std::vector<float> random_uniform(std::size_t count, std::uint64_t seed, float l
 /// every @p workers.
 std::vector<float> random_distances(std::size_t count, std::uint64_t seed, double infinity_fraction,
                                     unsigned workers);
-
-/// random_small_integers() drawn by at most @p workers threads (0 counts as 1): the same values
-/// for every @p workers.
-std::vector<float> random_small_integers(std::size_t count, std::uint64_t seed, int low, int high,
-                                         unsigned workers);
 
 /// A new seed derived from @p seed and @p stream, so that each input of a problem gets its own
 /// sequence (splitmix64 mixing).
