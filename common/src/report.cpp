@@ -120,8 +120,9 @@ void print_report(std::ostream& out, const RunResult& result) {
     if (const std::optional<RateGrade> grade = result.grade()) {
       text << "  grade    " << stars_text(grade->stars) << " "
            << format_percent(100 * grade->share, 0) << " of " << format_rate(grade->against) << " "
-           << result.rate_unit << " (--against; " << kStarsToPass << " stars, "
-           << format_percent(100 * RateGrade::needed(), 0) << ", pass)\n";
+           << result.rate_unit << " (--against): " << (grade->passes() ? "passes" : "does not pass")
+           << " (passing takes " << format_percent(100 * RateGrade::needed(), 0) << ", "
+           << kStarsToPass << " stars)\n";
     }
   }
   if (result.checked) {

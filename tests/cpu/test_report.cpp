@@ -374,10 +374,11 @@ TEST_CASE("the JSON and the report give the grade against --against; a failed re
   CHECK(json.find("\"share_text\":\"84%\"") != std::string::npos);
   CHECK(json.find("\"stars\":2,\"stars_text\":\"**\"") != std::string::npos);
   CHECK(json.find("\"needed_text\":\"80%\",\"passes\":true") != std::string::npos);
-  CHECK(contains(report_of(result), "grade    ** 84% of 3500 TFLOP/s"));
+  CHECK(contains(report_of(result), "grade    ** 84% of 3500 TFLOP/s (--against): passes"));
   result.against = 6000;  // 49%: no star
   CHECK(course::result_json(result).find("\"stars_text\":\"-\"") != std::string::npos);
   CHECK(course::result_json(result).find("\"passes\":false") != std::string::npos);
+  CHECK(contains(report_of(result), "grade    - 49% of 6000 TFLOP/s (--against): does not pass"));
   course::RunResult failed = absurd_result(false);
   failed.against = 3500;
   CHECK(course::result_json(failed).find("\"grade\":null") != std::string::npos);
