@@ -1,6 +1,7 @@
 #include "course/describe.hpp"
 
 #include "course/json.hpp"
+#include "course/report.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -223,9 +224,9 @@ void checks(JsonWriter& json, const std::vector<Check>& list) {
       json.member("kernel", check.kernel);
     if (!check.metric.empty())
       json.member("metric", check.metric).member("max_ratio", check.max_ratio);
-    if (!check.grades.empty()) {
+    if (check.tool == "rate") {  // the grades `--against` gives stars at (course::grade_rate())
       json.key("grades").begin_array();
-      for (double grade : check.grades)
+      for (double grade : kRateGrades)
         json.value(grade);
       json.end_array();
     }

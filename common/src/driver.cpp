@@ -174,7 +174,6 @@ Check rate_check(std::vector<std::string> problems, const std::string& args,
   check.problems = std::move(problems);
   check.args = words(args + kTimedRun);
   check.hint = hint;
-  check.grades = kRateGrades;
   return check;
 }
 

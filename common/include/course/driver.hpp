@@ -65,17 +65,16 @@ struct Check {
   /// run uses local memory), sass (the instruction is in the kernels' machine code, or the code
   /// is in the order named by order), ncu (the metric is at most max_ratio times the solution's
   /// on the same arguments) or rate (the student's rate as a share of the solution's, graded by
-  /// grades).
+  /// the executable's `--against`: course::grade_rate()).
   std::string tool;
   std::vector<std::string> problems;  ///< the problems whose exercises the check judges
   /// The executable's whole command line for the check (it names the problems with --problem).
   std::vector<std::string> args;
-  std::string hint;            ///< what to read when it fails: exercises, lesson, hint command
-  std::string instruction;     ///< sass: the SASS mnemonic that must appear, e.g. "LDGSTS"
-  std::string kernel;          ///< sass, spills: a regular expression for the kernels it concerns
-  std::string metric;          ///< ncu: the metric compared with the solution's
-  double max_ratio = 0;        ///< ncu: the largest ratio of the student's metric to the solution's
-  std::vector<double> grades;  ///< rate: the shares of the solution's rate of each grade
+  std::string hint;         ///< what to read when it fails: exercises, lesson, hint command
+  std::string instruction;  ///< sass: the SASS mnemonic that must appear, e.g. "LDGSTS"
+  std::string kernel;       ///< sass, spills: a regular expression for the kernels it concerns
+  std::string metric;       ///< ncu: the metric compared with the solution's
+  double max_ratio = 0;     ///< ncu: the largest ratio of the student's metric to the solution's
   /// sass, in place of an instruction: "prefetch" (in the kernel's loop every shared store
   /// stores what a global load of an earlier trip brought)
   std::string order;
